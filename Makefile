@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim: a thin wrapper around the kernel's external-module build; the
+# build graph is in Kbuild.
+#
+#   make [KDIR=<kernel build dir>] [ARCH=um]	build the modules
+#   make check					every test (see README)
+#   make demo					boot UML with rdmasim, rxe, siw
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+
+all: modules
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+.PHONY: all modules clean check demo

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdmasim: the ib_device: probe/remove, attributes, the port, limits.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+#include <rdma/ib_mad.h>
+#include <kunit/visibility.h>
+
+#include "rdmasim.h"
+
+/* A locally administered EUI-64 prefix; the device id goes in bits 8..23. */
+#define RSIM_GUID_PREFIX	0x02ca510000000000ULL
+#define RSIM_FW_VER		0x0001000000000000ULL	/* 1.0.0 */
+
+/*
+ * The default limits, in one reviewable table (rxe_pool.c style). The MAD
+ * layer alone needs a CQ of 1280 entries (128 + 512 for each of QP0 and
+ * QP1), queues of 512 receive and 128 send WRs and 2 send SGEs.
+ */
+const struct rsim_limits rsim_default_limits = {
+	.max_res = {
+		[RSIM_RES_PD] = 1024,
+		[RSIM_RES_MR] = 16384,
+		[RSIM_RES_CQ] = 1024,
+		[RSIM_RES_QP] = 1024,
+		[RSIM_RES_AH] = 4096,
+	},
+	.max_cqe = 32768,
+	.max_qp_wr = 4096,
+	.max_send_sge = 16,
+	.max_recv_sge = 16,
+	.max_sge_rd = 16,
+	.max_inline_data = 256,
+	.max_fast_reg_page_list_len = 512,
+	.max_qp_rd_atom = 16,
+	.max_qp_init_rd_atom = 16,
+	.max_mr_size = 1ULL << 40,
+	.pkey_tbl_len = 16,
+};
+EXPORT_SYMBOL_IF_KUNIT(rsim_default_limits);
+
+static const char * const rsim_res_names[RSIM_RES_NR] = {
+	[RSIM_RES_PD] = "pd",
+	[RSIM_RES_MR] = "mr",
+	[RSIM_RES_CQ] = "cq",
+	[RSIM_RES_QP] = "qp",
+	[RSIM_RES_AH] = "ah",
+};
+
+const char *rsim_res_name(enum rsim_res_type type)
+{
+	return type < RSIM_RES_NR ? rsim_res_names[type] : "?";
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_res_name);
+
+/**
+ * rsim_res_get() - account one more object of @type against its limit
+ * @rsim: device
+ * @type: object type
+ *
+ * Context: Any context.
+ * Return: true if the object fits; false (and the refusal is counted) if
+ * the device is at its limit.
+ */
+bool rsim_res_get(struct rsim_dev *rsim, enum rsim_res_type type)
+{
+	struct rsim_res *res = &rsim->res[type];
+	int n, hwm;
+
+	if (!atomic_add_unless(&res->count, 1,
+			       rsim->cfg.limits.max_res[type])) {
+		atomic_inc(&res->refused);
+		return false;
+	}
+	n = atomic_read(&res->count);
+	hwm = atomic_read(&res->hwm);
+	while (n > hwm && !atomic_try_cmpxchg(&res->hwm, &hwm, n))
+		;
+	return true;
+}
+
+/**
+ * rsim_res_put() - release what rsim_res_get() accounted
+ * @rsim: device
+ * @type: object type
+ *
+ * Context: Any context.
+ */
+void rsim_res_put(struct rsim_dev *rsim, enum rsim_res_type type)
+{
+	WARN_ON_ONCE(atomic_dec_return(&rsim->res[type].count) < 0);
+}
+
+/**
+ * rsim_res_count() - live objects of @type
+ * @rsim: device
+ * @type: object type
+ *
+ * Return: the count.
+ */
+int rsim_res_count(struct rsim_dev *rsim, enum rsim_res_type type)
+{
+	return atomic_read(&rsim->res[type].count);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_res_count);
+
+static int rsim_query_device(struct ib_device *ibdev,
+			     struct ib_device_attr *attr,
+			     struct ib_udata *udata)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibdev);
+	const struct rsim_limits *lim = &rsim->cfg.limits;
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = RSIM_FW_VER;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = lim->max_mr_size;
+	attr->page_size_cap = RSIM_PAGE_SIZE_CAP;
+	attr->vendor_id = 0;
+	attr->vendor_part_id = 0x5153;	/* "SQ" */
+	attr->hw_ver = 1;
+	attr->max_qp = lim->max_res[RSIM_RES_QP];
+	attr->max_qp_wr = lim->max_qp_wr;
+	attr->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
+				 IB_DEVICE_BAD_QKEY_CNTR |
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY | IBK_SG_GAPS_REG;
+	attr->max_send_sge = lim->max_send_sge;
+	attr->max_recv_sge = lim->max_recv_sge;
+	attr->max_sge_rd = lim->max_sge_rd;
+	attr->max_cq = lim->max_res[RSIM_RES_CQ];
+	attr->max_cqe = lim->max_cqe;
+	attr->max_mr = lim->max_res[RSIM_RES_MR];
+	attr->max_pd = lim->max_res[RSIM_RES_PD];
+	attr->max_qp_rd_atom = lim->max_qp_rd_atom;
+	attr->max_qp_init_rd_atom = lim->max_qp_init_rd_atom;
+	attr->max_res_rd_atom = lim->max_qp_rd_atom *
+				lim->max_res[RSIM_RES_QP];
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->masked_atomic_cap = IB_ATOMIC_NONE;
+	attr->max_ah = lim->max_res[RSIM_RES_AH];
+	attr->max_fast_reg_page_list_len = lim->max_fast_reg_page_list_len;
+	attr->max_pkeys = lim->pkey_tbl_len;
+	attr->local_ca_ack_delay = 15;
+	return 0;
+}
+
+static int rsim_query_port(struct ib_device *ibdev, u32 port_num,
+			   struct ib_port_attr *attr)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibdev);
+	struct rsim_port *port = &rsim->port;
+
+	if (port_num != RSIM_PORT)
+		return -EINVAL;
+
+	/* The core hands us a zeroed attr (ib_query_port()). */
+	spin_lock(&port->lock);
+	attr->state = port->state;
+	attr->lid = port->lid;
+	attr->sm_lid = port->sm_lid;
+	attr->bad_pkey_cntr = port->pkey_viol;
+	attr->qkey_viol_cntr = port->qkey_viol;
+	spin_unlock(&port->lock);
+
+	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
+			   IB_PORT_PHYS_STATE_LINK_UP :
+			   IB_PORT_PHYS_STATE_POLLING;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = IB_MTU_4096;
+	attr->gid_tbl_len = 1;
+	attr->port_cap_flags = IB_PORT_SM | IB_PORT_CM_SUP |
+			       IB_PORT_SYS_IMAGE_GUID_SUP;
+	attr->max_msg_sz = 0x80000000;
+	attr->pkey_tbl_len = rsim->cfg.limits.pkey_tbl_len;
+	attr->lmc = 0;
+	attr->max_vl_num = 1;		/* VL0 only */
+	attr->sm_sl = 0;
+	attr->subnet_timeout = 18;	/* 4.096 us * 2^18 = ~1 s */
+	attr->init_type_reply = 0;
+	attr->active_width = IB_WIDTH_4X;
+	attr->active_speed = IB_SPEED_EDR;
+	return 0;
+}
+
+static int rsim_query_gid(struct ib_device *ibdev, u32 port_num, int index,
+			  union ib_gid *gid)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibdev);
+
+	if (port_num != RSIM_PORT || index != 0)
+		return -EINVAL;
+	gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	gid->global.interface_id = rsim->port.guid;
+	return 0;
+}
+
+static int rsim_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+			   u16 *pkey)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibdev);
+
+	if (port_num != RSIM_PORT || index >= rsim->cfg.limits.pkey_tbl_len)
+		return -EINVAL;
+	*pkey = index == 0 ? IB_DEFAULT_PKEY_FULL : 0;
+	return 0;
+}
+
+static int rsim_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
+			    struct ib_port_modify *props)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibdev);
+
+	if (port_num != RSIM_PORT)
+		return -EINVAL;
+	if (mask & ~(IB_PORT_RESET_QKEY_CNTR | IB_PORT_SHUTDOWN |
+		     IB_PORT_INIT_TYPE))
+		return -EOPNOTSUPP;
+	if (mask & (IB_PORT_SHUTDOWN | IB_PORT_INIT_TYPE))
+		return -EOPNOTSUPP;
+
+	spin_lock(&rsim->port.lock);
+	if (mask & IB_PORT_RESET_QKEY_CNTR)
+		rsim->port.qkey_viol = 0;
+	spin_unlock(&rsim->port.lock);
+	return 0;
+}
+
+static int rsim_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				   struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr;
+	int err;
+
+	err = ib_query_port(ibdev, port_num, &attr);
+	if (err)
+		return err;
+
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static void rsim_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%llu.%llu.%llu",
+		 RSIM_FW_VER >> 48, (RSIM_FW_VER >> 32) & 0xffff,
+		 RSIM_FW_VER & 0xffffffff);
+}
+
+static void rsim_dealloc_driver(struct ib_device *ibdev)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibdev);
+	int t;
+
+	for (t = 0; t < RSIM_RES_NR; t++) {
+		int n = rsim_res_count(rsim, t);
+
+		if (n)
+			ibdev_err(ibdev, "%d %s object(s) leaked by a client\n",
+				  n, rsim_res_name(t));
+	}
+	rsim_debugfs_dev_exit(rsim);
+	rsim_qp_cleanup(rsim);
+	rsim_mr_cleanup(rsim);
+	ida_destroy(&rsim->pd_ida);
+}
+
+static const struct ib_device_ops rsim_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = 1,
+
+	.dealloc_driver = rsim_dealloc_driver,
+	.get_dev_fw_str = rsim_get_dev_fw_str,
+	.get_port_immutable = rsim_get_port_immutable,
+	.modify_port = rsim_modify_port,
+	.query_device = rsim_query_device,
+	.query_gid = rsim_query_gid,
+	.query_pkey = rsim_query_pkey,
+	.query_port = rsim_query_port,
+};
+
+static void rsim_port_init(struct rsim_dev *rsim)
+{
+	struct rsim_port *port = &rsim->port;
+	u16 lid = rsim->cfg.lid;
+
+	if (!lid)
+		lid = rsim_base_lid + rsim->id;
+	spin_lock_init(&port->lock);
+	port->lid = lid;
+	port->sm_lid = lid;
+	port->state = IB_PORT_ACTIVE;
+	port->guid = cpu_to_be64(be64_to_cpu(rsim->ibdev.node_guid) + 1);
+}
+
+/**
+ * rsim_dev_probe() - create and register the ib_device for @pdev
+ * @pdev: platform device "rdmasim.<id>"
+ * @cfg: limits and LID
+ *
+ * Context: Process context.
+ * Return: 0 or a negative errno; nothing is left behind on failure.
+ */
+int rsim_dev_probe(struct platform_device *pdev,
+		   const struct rsim_dev_config *cfg)
+{
+	const struct rsim_limits *lim = &cfg->limits;
+	struct rsim_dev *rsim;
+	char name[IB_DEVICE_NAME_MAX];
+	u16 lid;
+	int err;
+
+	lid = cfg->lid ? cfg->lid : rsim_base_lid + pdev->id;
+	if (lid == 0 || lid >= be16_to_cpu(IB_MULTICAST_LID_BASE)) {
+		dev_err(&pdev->dev, "LID %u is not a unicast LID\n", lid);
+		return -EINVAL;
+	}
+	if (!lim->max_fast_reg_page_list_len || !lim->pkey_tbl_len ||
+	    !lim->max_cqe || !lim->max_qp_wr)
+		return -EINVAL;
+
+	/* platform devices carry dma_parms: this cannot fail */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
+
+	rsim = ib_alloc_device(rsim_dev, ibdev);
+	if (!rsim)
+		return -ENOMEM;
+
+	rsim->pdev = pdev;
+	rsim->id = pdev->id;
+	rsim->cfg = *cfg;
+	ida_init(&rsim->pd_ida);
+	rsim_mr_init(rsim);
+	rsim_qp_init(rsim);
+	rsim_fault_init(rsim);
+
+	rsim->ibdev.node_type = RDMA_NODE_IB_CA;
+	rsim->ibdev.phys_port_cnt = RSIM_NUM_PORTS;
+	rsim->ibdev.num_comp_vectors = 1;
+	rsim->ibdev.local_dma_lkey = RSIM_LOCAL_DMA_LKEY;
+	rsim->ibdev.node_guid = cpu_to_be64(RSIM_GUID_PREFIX |
+					    ((u64)rsim->id << 8));
+	rsim->ibdev.dev.parent = &pdev->dev;
+	snprintf(rsim->ibdev.node_desc, sizeof(rsim->ibdev.node_desc),
+		 "rdmasim%u", rsim->id);
+	rsim_port_init(rsim);
+
+	ib_set_device_ops(&rsim->ibdev, &rsim_dev_ops);
+	ib_set_device_ops(&rsim->ibdev, &rsim_pd_ops);
+	ib_set_device_ops(&rsim->ibdev, &rsim_mr_ops);
+	ib_set_device_ops(&rsim->ibdev, &rsim_cq_ops);
+	ib_set_device_ops(&rsim->ibdev, &rsim_qp_ops);
+
+	rsim_debugfs_dev_init(rsim);
+
+	snprintf(name, sizeof(name), "rdmasim%u", rsim->id);
+	err = ib_register_device(&rsim->ibdev, name, &pdev->dev);
+	if (err)
+		goto err_dealloc;
+
+	platform_set_drvdata(pdev, rsim);
+	return 0;
+
+err_dealloc:
+	/* dealloc_driver undoes everything after ib_alloc_device() */
+	ib_dealloc_device(&rsim->ibdev);
+	return err;
+}
+
+/**
+ * rsim_dev_remove() - unregister and free the ib_device of @pdev
+ * @pdev: platform device
+ *
+ * Every RDMA client's remove() runs first and releases its objects; the
+ * device memory is freed through dealloc_driver before this returns.
+ *
+ * Context: Process context; may sleep.
+ */
+void rsim_dev_remove(struct platform_device *pdev)
+{
+	struct rsim_dev *rsim = platform_get_drvdata(pdev);
+
+	platform_set_drvdata(pdev, NULL);
+	ib_unregister_device(&rsim->ibdev);
+}

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdmasim: module init/exit and device lifecycle.
+ *
+ * Each simulated device is a platform device "rdmasim.<id>" bound to the
+ * platform driver "rdmasim", whose probe registers the ib_device
+ * rdmasim<id>. The platform device gives the ib_device a real DMA device
+ * (64-bit mask and dma_parms) and a sysfs parent. Devices are created and
+ * destroyed at run time, netdevsim-style, through two driver attributes:
+ *
+ *   echo <id> > /sys/bus/platform/drivers/rdmasim/new_device
+ *   echo <id> > /sys/bus/platform/drivers/rdmasim/del_device
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <kunit/visibility.h>
+
+#include "rdmasim.h"
+
+static unsigned int num_devices = 1;
+module_param(num_devices, uint, 0444);
+MODULE_PARM_DESC(num_devices, "Devices created at load (default 1)");
+
+unsigned int rsim_base_lid = 1;
+module_param_named(base_lid, rsim_base_lid, uint, 0444);
+MODULE_PARM_DESC(base_lid,
+		 "LID of rdmasim0; rdmasim<N> gets base_lid + N (default 1)");
+EXPORT_SYMBOL_IF_KUNIT(rsim_base_lid);
+
+/**
+ * struct rsim_node - a created device, as the lifecycle code sees it
+ * @list: entry in rsim_nodes
+ * @id: device number
+ * @cfg: creation parameters, read by probe (through platform data)
+ * @pdev: the platform device
+ * @rsim: set by a successful probe, cleared by remove
+ * @probe_err: result of the last probe
+ */
+struct rsim_node {
+	struct list_head list;
+	u32 id;
+	struct rsim_dev_config cfg;
+	struct platform_device *pdev;
+	struct rsim_dev *rsim;
+	int probe_err;
+};
+
+static LIST_HEAD(rsim_nodes);
+static DEFINE_MUTEX(rsim_nodes_lock);	/* protects rsim_nodes */
+
+/**
+ * rsim_default_config() - fill in the configuration of a default device
+ * @cfg: configuration to fill
+ *
+ * Context: Any context.
+ */
+void rsim_default_config(struct rsim_dev_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->limits = rsim_default_limits;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_default_config);
+
+static int rsim_plat_probe(struct platform_device *pdev)
+{
+	struct rsim_node **pnode = dev_get_platdata(&pdev->dev);
+	struct rsim_node *node = *pnode;
+	int err;
+
+	err = rsim_dev_probe(pdev, &node->cfg);
+	node->probe_err = err;
+	if (!err)
+		node->rsim = platform_get_drvdata(pdev);
+	return err;
+}
+
+static void rsim_plat_remove(struct platform_device *pdev)
+{
+	struct rsim_node **pnode = dev_get_platdata(&pdev->dev);
+
+	rsim_dev_remove(pdev);
+	(*pnode)->rsim = NULL;
+}
+
+RSIM_PLATFORM_REMOVE_WRAPPER(rsim_plat_remove)
+
+static struct rsim_node *rsim_node_find_locked(u32 id)
+{
+	struct rsim_node *node;
+
+	lockdep_assert_held(&rsim_nodes_lock);
+	list_for_each_entry(node, &rsim_nodes, list)
+		if (node->id == id)
+			return node;
+	return NULL;
+}
+
+static void rsim_node_destroy_locked(struct rsim_node *node)
+{
+	lockdep_assert_held(&rsim_nodes_lock);
+	list_del(&node->list);
+	platform_device_unregister(node->pdev);
+	kfree(node);
+}
+
+/**
+ * rsim_dev_new() - create the device rdmasim<id>
+ * @id: device number, unique among rdmasim devices
+ * @cfg: limits and LID; copied
+ *
+ * Registers the platform device "rdmasim.<id>"; the driver's probe
+ * registers the ib_device. Tests use @cfg for small limits.
+ *
+ * Context: Process context; takes rsim_nodes_lock and the RDMA core's locks.
+ * Return: the new device, ERR_PTR(-EEXIST) if @id is taken, or the probe's
+ * error.
+ */
+struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
+{
+	struct platform_device_info info = {
+		.name = RSIM_DRV_NAME,
+		.id = id,
+		.dma_mask = DMA_BIT_MASK(64),
+	};
+	struct platform_device *pdev;
+	struct rsim_node *node;
+	struct rsim_dev *rsim;
+	int err;
+
+	if (id > INT_MAX)
+		return ERR_PTR(-EINVAL);
+
+	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	if (!node)
+		return ERR_PTR(-ENOMEM);
+	node->id = id;
+	node->cfg = *cfg;
+	node->probe_err = -ENODEV;
+	info.data = &node;
+	info.size_data = sizeof(node);
+
+	mutex_lock(&rsim_nodes_lock);
+	if (rsim_node_find_locked(id)) {
+		err = -EEXIST;
+		goto err_unlock;
+	}
+
+	pdev = platform_device_register_full(&info);
+	if (IS_ERR(pdev)) {
+		err = PTR_ERR(pdev);
+		goto err_unlock;
+	}
+	node->pdev = pdev;
+	list_add_tail(&node->list, &rsim_nodes);
+
+	/* Probe ran synchronously inside platform_device_register_full(). */
+	rsim = node->rsim;
+	if (!rsim) {
+		err = node->probe_err;
+		rsim_node_destroy_locked(node);
+		mutex_unlock(&rsim_nodes_lock);
+		return ERR_PTR(err);
+	}
+	mutex_unlock(&rsim_nodes_lock);
+	return rsim;
+
+err_unlock:
+	mutex_unlock(&rsim_nodes_lock);
+	kfree(node);
+	return ERR_PTR(err);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_dev_new);
+
+/**
+ * rsim_dev_del() - destroy the device rdmasim<id>
+ * @id: device number
+ *
+ * Unregisters the ib_device (every RDMA client's remove() runs and must
+ * release what it allocated on the device) and then the platform device.
+ *
+ * Context: Process context; may sleep until the RDMA core lets go.
+ * Return: 0, or -ENODEV if no such device.
+ */
+int rsim_dev_del(u32 id)
+{
+	struct rsim_node *node;
+
+	mutex_lock(&rsim_nodes_lock);
+	node = rsim_node_find_locked(id);
+	if (!node) {
+		mutex_unlock(&rsim_nodes_lock);
+		return -ENODEV;
+	}
+	rsim_node_destroy_locked(node);
+	mutex_unlock(&rsim_nodes_lock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_dev_del);
+
+static ssize_t new_device_store(struct device_driver *drv, const char *buf,
+				size_t count)
+{
+	struct rsim_dev_config cfg;
+	struct rsim_dev *rsim;
+	unsigned int id;
+	int err;
+
+	err = kstrtouint(buf, 0, &id);
+	if (err) {
+		pr_err("Format for adding a device is \"id\" (uint)\n");
+		return err;
+	}
+	rsim_default_config(&cfg);
+	rsim = rsim_dev_new(id, &cfg);
+	if (IS_ERR(rsim))
+		return PTR_ERR(rsim);
+	return count;
+}
+static DRIVER_ATTR_WO(new_device);
+
+static ssize_t del_device_store(struct device_driver *drv, const char *buf,
+				size_t count)
+{
+	unsigned int id;
+	int err;
+
+	err = kstrtouint(buf, 0, &id);
+	if (err) {
+		pr_err("Format for deleting a device is \"id\" (uint)\n");
+		return err;
+	}
+	err = rsim_dev_del(id);
+	return err ? err : count;
+}
+static DRIVER_ATTR_WO(del_device);
+
+static struct attribute *rsim_drv_attrs[] = {
+	&driver_attr_new_device.attr,
+	&driver_attr_del_device.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(rsim_drv);
+
+static struct platform_driver rsim_platform_driver = {
+	.probe = rsim_plat_probe,
+	.remove = RSIM_PLATFORM_REMOVE(rsim_plat_remove),
+	.driver = {
+		.name = RSIM_DRV_NAME,
+		.groups = rsim_drv_groups,
+		/* a device is bound only by new_device, never by a user */
+		.suppress_bind_attrs = true,
+	},
+};
+
+static void rsim_del_all(void)
+{
+	struct rsim_node *node, *tmp;
+
+	mutex_lock(&rsim_nodes_lock);
+	list_for_each_entry_safe_reverse(node, tmp, &rsim_nodes, list)
+		rsim_node_destroy_locked(node);
+	mutex_unlock(&rsim_nodes_lock);
+}
+
+static int __init rsim_init(void)
+{
+	struct rsim_dev_config cfg;
+	unsigned int i;
+	int err;
+
+	rsim_debugfs_register();
+
+	err = platform_driver_register(&rsim_platform_driver);
+	if (err)
+		goto err_debugfs_unregister;
+
+	rsim_default_config(&cfg);
+	for (i = 0; i < num_devices; i++) {
+		struct rsim_dev *rsim = rsim_dev_new(i, &cfg);
+
+		if (IS_ERR(rsim)) {
+			err = PTR_ERR(rsim);
+			pr_err("creating rdmasim%u failed: %d\n", i, err);
+			goto err_del_all;
+		}
+	}
+	return 0;
+
+err_del_all:
+	rsim_del_all();
+	platform_driver_unregister(&rsim_platform_driver);
+err_debugfs_unregister:
+	rsim_debugfs_unregister();
+	return err;
+}
+
+static void __exit rsim_exit(void)
+{
+	rsim_del_all();
+	platform_driver_unregister(&rsim_platform_driver);
+	rsim_debugfs_unregister();
+}
+
+module_init(rsim_init);
+module_exit(rsim_exit);
+
+MODULE_AUTHOR("rdmasim developers");
+MODULE_DESCRIPTION("Simulated RDMA device for allocation-path testing");
+MODULE_LICENSE("GPL");

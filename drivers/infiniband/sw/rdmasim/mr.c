@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdmasim: memory regions.
+ *
+ * Fast-registration MRs (IB_MR_TYPE_MEM_REG and IB_MR_TYPE_SG_GAPS) hold at
+ * most max_num_sg translation entries; map_mr_sg enforces that bound in
+ * its set_page callback, as rxe and rdmavt do, so that ib_sg_to_pages()
+ * maps the largest prefix that fits and reports it. Around that core helper
+ * this file closes the holes contracts.md lists: page sizes are validated,
+ * sg entries whose end would wrap the 64-bit address space (which the core
+ * loop turns into a one-page "success") are refused, and a call that maps
+ * nothing leaves the MR exactly as it was.
+ */
+
+#include <linux/overflow.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <kunit/visibility.h>
+
+#include "rdmasim.h"
+
+void rsim_mr_init(struct rsim_dev *rsim)
+{
+	xa_init_flags(&rsim->mr_xa, XA_FLAGS_ALLOC);
+	rsim->mr_next = 1;
+}
+
+void rsim_mr_cleanup(struct rsim_dev *rsim)
+{
+	WARN_ON(!xa_empty(&rsim->mr_xa));
+	xa_destroy(&rsim->mr_xa);
+}
+
+/*
+ * Allocate an MR with room for @max_segs translation entries, its key
+ * index last, so that the index never names a half-built MR.
+ */
+static struct rsim_mr *rsim_mr_new(struct rsim_dev *rsim,
+				   enum ib_mr_type type, int access,
+				   u32 max_segs)
+{
+	struct rsim_mr *mr;
+	u32 index;
+	u8 variant;
+	int err;
+
+	if (!rsim_res_get(rsim, RSIM_RES_MR))
+		return ERR_PTR(-ENOMEM);
+
+	mr = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
+	     kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_res_put;
+	}
+	mr->rsim = rsim;
+	mr->type = type;
+	mr->access = access;
+	mr->state = RSIM_MR_FREE;
+	mr->max_segs = max_segs;
+
+	if (max_segs) {
+		mr->segs = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
+			   kcalloc(max_segs, sizeof(*mr->segs), GFP_KERNEL);
+		if (!mr->segs) {
+			err = -ENOMEM;
+			goto err_free_mr;
+		}
+	}
+
+	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
+		err = -ENOMEM;
+	else
+		err = xa_alloc_cyclic(&rsim->mr_xa, &index, mr,
+				      XA_LIMIT(1, RSIM_MR_INDEX_MAX),
+				      &rsim->mr_next, GFP_KERNEL);
+	if (err < 0) {
+		/* -EBUSY: every index is taken */
+		err = -ENOMEM;
+		goto err_free_segs;
+	}
+
+	variant = (u8)atomic_inc_return(&rsim->key_variant);
+	mr->index = index;
+	mr->ibmr.lkey = (index << RSIM_KEY_VARIANT_BITS) | variant;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return mr;
+
+err_free_segs:
+	kfree(mr->segs);
+err_free_mr:
+	kfree(mr);
+err_res_put:
+	rsim_res_put(rsim, RSIM_RES_MR);
+	return ERR_PTR(err);
+}
+
+static void rsim_mr_free(struct rsim_mr *mr)
+{
+	struct rsim_dev *rsim = mr->rsim;
+
+	xa_erase(&rsim->mr_xa, mr->index);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kfree(mr->segs);
+	kfree(mr);
+	rsim_res_put(rsim, RSIM_RES_MR);
+}
+
+static struct ib_mr *rsim_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+				   u32 max_num_sg)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
+	struct rsim_mr *mr;
+
+	/*
+	 * DM, USER and DMA MRs come from their own verbs, INTEGRITY from
+	 * ib_alloc_mr_integrity(): through alloc_mr they are invalid.
+	 */
+	if (type != IB_MR_TYPE_MEM_REG && type != IB_MR_TYPE_SG_GAPS)
+		return ERR_PTR(-EINVAL);
+	/* The core does not check max_num_sg against the device's limit. */
+	if (!max_num_sg ||
+	    max_num_sg > rsim->cfg.limits.max_fast_reg_page_list_len)
+		return ERR_PTR(-EINVAL);
+
+	mr = rsim_mr_new(rsim, type, 0, max_num_sg);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	return &mr->ibmr;
+}
+
+static int rsim_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct rsim_mr *mr = to_rsim_mr(ibmr);
+
+	/* The authoritative bound: never more than max_num_sg pages. */
+	if (unlikely(mr->nsegs >= mr->max_segs))
+		return -ENOMEM;
+	mr->segs[mr->nsegs].addr = addr;
+	mr->segs[mr->nsegs].len = ibmr->page_size;
+	mr->nsegs++;
+	return 0;
+}
+
+/**
+ * rsim_mr_sg_prefix() - count the leading sg entries the MR can describe
+ * @sgl: DMA-mapped scatterlist
+ * @nents: entries in @sgl
+ * @offset: bytes to skip in the first entry
+ * @page_size: MR page size, or 0 for SG_GAPS (no page walk)
+ *
+ * An entry is describable if it has bytes and its end stays inside the
+ * 64-bit DMA address space; for page-based MRs, rounding its end up to the
+ * page size must not wrap either (ib_sg_to_pages() steps page_addr past
+ * the end and would wrap to 0 and stop, or keep going).
+ *
+ * Return: the number of leading describable entries (0..@nents).
+ */
+VISIBLE_IF_KUNIT int rsim_mr_sg_prefix(struct scatterlist *sgl, int nents,
+				       unsigned int offset, u64 page_size)
+{
+	struct scatterlist *sg;
+	int i;
+
+	for_each_sg(sgl, sg, nents, i) {
+		u64 addr = sg_dma_address(sg) + offset;
+		u64 len = sg_dma_len(sg) - offset;
+		u64 end, last;
+
+		if (!len || check_add_overflow(addr, len, &end))
+			return i;
+		if (page_size && check_add_overflow(end, page_size - 1, &last))
+			return i;
+		offset = 0;
+	}
+	return nents;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_mr_sg_prefix);
+
+/*
+ * SG_GAPS: one translation entry per sg entry, any alignment, page size
+ * ignored; max_num_sg bounds entries (mlx5's KLM model). The MR's address
+ * space runs from iova through the entries back to back.
+ */
+static int rsim_map_sg_gaps(struct rsim_mr *mr, struct scatterlist *sgl,
+			    int nents, unsigned int *offset)
+{
+	struct scatterlist *sg;
+	unsigned int off = *offset;
+	u64 length = 0;
+	int i;
+
+	mr->nsegs = 0;
+	for_each_sg(sgl, sg, nents, i) {
+		if (mr->nsegs == mr->max_segs)
+			break;
+		mr->segs[mr->nsegs].addr = sg_dma_address(sg) + off;
+		mr->segs[mr->nsegs].len = sg_dma_len(sg) - off;
+		length += mr->segs[mr->nsegs].len;
+		mr->nsegs++;
+		off = 0;
+	}
+	mr->ibmr.iova = sg_dma_address(sgl) + *offset;
+	mr->ibmr.length = length;
+	*offset = 0;
+	return i;
+}
+
+static bool rsim_page_size_ok(u64 page_size)
+{
+	return is_power_of_2(page_size) && (page_size & RSIM_PAGE_SIZE_CAP);
+}
+
+/* What map_mr_sg may change, saved so that a call that maps nothing
+ * leaves the MR as it was. ib_sg_to_pages() writes at most the first
+ * translation entry before it gives up.
+ */
+struct rsim_mr_saved {
+	u64 iova;
+	u64 length;
+	u32 nsegs;
+	struct rsim_mr_seg seg0;
+};
+
+static void rsim_mr_save(const struct rsim_mr *mr, struct rsim_mr_saved *s)
+{
+	s->iova = mr->ibmr.iova;
+	s->length = mr->ibmr.length;
+	s->nsegs = mr->nsegs;
+	s->seg0 = mr->segs[0];
+}
+
+static void rsim_mr_restore(struct rsim_mr *mr, const struct rsim_mr_saved *s)
+{
+	mr->ibmr.iova = s->iova;
+	mr->ibmr.length = s->length;
+	mr->nsegs = s->nsegs;
+	mr->segs[0] = s->seg0;
+}
+
+/*
+ * Returns the number of sg entries mapped, as ib_map_mr_sg() documents:
+ * fewer than @sg_nents when max_num_sg (or a gap, for MEM_REG) stops the
+ * mapping, with *@sg_offset set to where the caller resumes in the first
+ * unmapped entry; 0 if not even the first entry's first byte could be
+ * described within max_num_sg entries. Invalid input gets -EINVAL and
+ * changes nothing, not even the page size the core stored.
+ */
+static int rsim_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
+			  int sg_nents, unsigned int *sg_offset)
+{
+	struct rsim_mr *mr = to_rsim_mr(ibmr);
+	unsigned int in_off = sg_offset ? *sg_offset : 0;
+	unsigned int off = in_off;
+	bool gaps = mr->type == IB_MR_TYPE_SG_GAPS;
+	struct rsim_mr_saved saved;
+	int nents, ret;
+
+	if (mr->type != IB_MR_TYPE_MEM_REG && !gaps)
+		goto err_inval;
+	if (!gaps && !rsim_page_size_ok(ibmr->page_size))
+		goto err_inval;
+	if (sg_nents <= 0 || in_off > sg_dma_len(sgl))
+		goto err_inval;
+	nents = rsim_mr_sg_prefix(sgl, sg_nents, in_off,
+				  gaps ? 0 : ibmr->page_size);
+	if (!nents)
+		goto err_inval;
+
+	rsim_mr_save(mr, &saved);
+	if (gaps) {
+		ret = rsim_map_sg_gaps(mr, sgl, nents, &off);
+	} else {
+		mr->nsegs = 0;
+		ret = ib_sg_to_pages(ibmr, sgl, nents, &off, rsim_set_page);
+	}
+
+	/*
+	 * Nothing mapped: ib_sg_to_pages() rolls back the last page it set,
+	 * so a first entry that needs two pages in a one-page MR maps
+	 * nothing; for an unaligned entry it then reports a negative
+	 * length and an offset behind (or, wrapped, far beyond) the input
+	 * (contracts.md 1.7). Report 0 entries mapped and change nothing.
+	 */
+	if (ret <= 0 && (off <= in_off || off > sg_dma_len(sgl))) {
+		rsim_mr_restore(mr, &saved);
+		ibmr->page_size = mr->page_size;
+		return 0;
+	}
+
+	mr->page_size = ibmr->page_size;
+	if (sg_offset)
+		*sg_offset = off;
+	return ret;
+
+err_inval:
+	ibmr->page_size = mr->page_size;
+	return -EINVAL;
+}
+
+/*
+ * The core's rules (remote write or atomic need local write, no unknown
+ * bits, ODP and flush only if advertised), plus: no remote atomics, which
+ * this device does not execute (atomic_cap is IB_ATOMIC_NONE).
+ */
+static int rsim_mr_check_access(struct ib_device *ibdev, int access)
+{
+	int err = ib_check_mr_access(ibdev, access);
+
+	if (err)
+		return err;
+	if (access & IB_ACCESS_REMOTE_ATOMIC)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * A DMA MR always allows local access: ib_alloc_pd() itself asks for
+ * remote read and write without local write for IB_PD_UNSAFE_GLOBAL_RKEY
+ * on devices with a local DMA lkey, so the local-write rule of
+ * ib_check_mr_access() does not apply here.
+ */
+static struct ib_mr *rsim_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
+	struct rsim_mr *mr;
+
+	if (access & ~IB_ACCESS_SUPPORTED)
+		return ERR_PTR(-EINVAL);
+	if (access & IB_ACCESS_REMOTE_ATOMIC)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	mr = rsim_mr_new(rsim, IB_MR_TYPE_DMA, access, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	/* no translation: the whole DMA address space, unbounded */
+	mr->state = RSIM_MR_VALID;
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = U64_MAX;
+	return &mr->ibmr;
+}
+
+static struct ib_mr *rsim_mr_reg_user(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 iova, int access,
+				      struct ib_dmah *dmah,
+				      struct ib_udata *udata)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
+	struct ib_umem *umem;
+	struct rsim_mr *mr;
+	u64 end;
+	int err;
+
+	/* DMA handles arrive with their own issue; refuse, as rxe does */
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || length > rsim->cfg.limits.max_mr_size ||
+	    check_add_overflow(iova, length - 1, &end) ||
+	    check_add_overflow(start, length - 1, &end))
+		return ERR_PTR(-EINVAL);
+	err = rsim_mr_check_access(ibpd->device, access);
+	if (err)
+		return ERR_PTR(err);
+
+	mr = rsim_mr_new(rsim, IB_MR_TYPE_USER, access, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+
+	/* pins writable iff IB_ACCESS_LOCAL_WRITE (ib_umem_get) */
+	umem = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? ERR_PTR(-ENOMEM) :
+	       rsim_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(umem)) {
+		rsim_mr_free(mr);
+		return ERR_CAST(umem);
+	}
+	mr->umem = umem;
+	mr->state = RSIM_MR_VALID;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	return &mr->ibmr;
+}
+
+static struct ib_mr *rsim_reg_user_mr(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 iova, int access,
+				      RSIM_DMAH_PARAM(dmah)
+				      struct ib_udata *udata)
+{
+	return rsim_mr_reg_user(ibpd, start, length, iova, access,
+				RSIM_DMAH_ARG(dmah), udata);
+}
+
+/* Kernel MRs must never fail dereg: the core has dropped restrack already. */
+static int rsim_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	rsim_mr_free(to_rsim_mr(ibmr));
+	return 0;
+}
+
+const struct ib_device_ops rsim_mr_ops = {
+	.alloc_mr = rsim_alloc_mr,
+	.dereg_mr = rsim_dereg_mr,
+	.get_dma_mr = rsim_get_dma_mr,
+	.map_mr_sg = rsim_map_mr_sg,
+	.reg_user_mr = rsim_reg_user_mr,
+};

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdmasim: protection domains and address handles.
+ */
+
+#include <linux/idr.h>
+#include <rdma/ib_mad.h>
+
+#include "rdmasim.h"
+
+static int rsim_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
+	struct rsim_pd *pd = to_rsim_pd(ibpd);
+	int pdn;
+
+	if (!rsim_res_get(rsim, RSIM_RES_PD))
+		return -ENOMEM;
+
+	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
+		pdn = -ENOMEM;
+	else
+		pdn = ida_alloc(&rsim->pd_ida, GFP_KERNEL);
+	if (pdn < 0) {
+		rsim_res_put(rsim, RSIM_RES_PD);
+		return pdn;
+	}
+	pd->pdn = pdn;
+	return 0;
+}
+
+static int rsim_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
+
+	ida_free(&rsim->pd_ida, to_rsim_pd(ibpd)->pdn);
+	rsim_res_put(rsim, RSIM_RES_PD);
+	return 0;
+}
+
+static int rsim_ah_check(struct rsim_dev *rsim,
+			 const struct rdma_ah_attr *attr)
+{
+	if (attr->type != RDMA_AH_ATTR_TYPE_IB)
+		return -EINVAL;
+	if (rdma_ah_get_port_num(attr) != RSIM_PORT)
+		return -EINVAL;
+	if (rdma_ah_get_dlid(attr) == 0 || rdma_ah_get_sl(attr) > 15)
+		return -EINVAL;
+	if ((rdma_ah_get_ah_flags(attr) & IB_AH_GRH) &&
+	    rdma_ah_read_grh(attr)->sgid_index != 0)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * Address handles are created from atomic context too (without
+ * RDMA_CREATE_AH_SLEEPABLE): nothing here sleeps.
+ */
+static int rsim_create_ah(struct ib_ah *ibah,
+			  struct rdma_ah_init_attr *init_attr,
+			  struct ib_udata *udata)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibah->device);
+	struct rsim_ah *ah = to_rsim_ah(ibah);
+	int err;
+
+	err = rsim_ah_check(rsim, init_attr->ah_attr);
+	if (err)
+		return err;
+	if (!rsim_res_get(rsim, RSIM_RES_AH))
+		return -ENOMEM;
+
+	ah->attr = *init_attr->ah_attr;
+	/* the copy must not hold a reference the core will drop */
+	ah->attr.grh.sgid_attr = NULL;
+	return 0;
+}
+
+static int rsim_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	struct rsim_ah *ah = to_rsim_ah(ibah);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->type = ah->attr.type;
+	rdma_ah_set_port_num(attr, rdma_ah_get_port_num(&ah->attr));
+	rdma_ah_set_dlid(attr, rdma_ah_get_dlid(&ah->attr));
+	rdma_ah_set_sl(attr, rdma_ah_get_sl(&ah->attr));
+	rdma_ah_set_path_bits(attr, rdma_ah_get_path_bits(&ah->attr));
+	rdma_ah_set_static_rate(attr, rdma_ah_get_static_rate(&ah->attr));
+	if (rdma_ah_get_ah_flags(&ah->attr) & IB_AH_GRH) {
+		const struct ib_global_route *grh = rdma_ah_read_grh(&ah->attr);
+		union ib_gid dgid = grh->dgid;
+
+		rdma_ah_set_grh(attr, &dgid, grh->flow_label,
+				grh->sgid_index, grh->hop_limit,
+				grh->traffic_class);
+	}
+	return 0;
+}
+
+static int rsim_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	rsim_res_put(to_rsim_dev(ibah->device), RSIM_RES_AH);
+	return 0;
+}
+
+const struct ib_device_ops rsim_pd_ops = {
+	.alloc_pd = rsim_alloc_pd,
+	.create_ah = rsim_create_ah,
+	.dealloc_pd = rsim_dealloc_pd,
+	.destroy_ah = rsim_destroy_ah,
+	.query_ah = rsim_query_ah,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, rsim_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_pd, rsim_pd, ibpd),
+};

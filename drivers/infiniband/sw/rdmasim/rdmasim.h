@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rdmasim: private header shared by the driver files and the KUnit suites.
+ *
+ * One sub-struct per concern, prototypes grouped by the file that defines
+ * them (rxe_loc.h style).
+ */
+#ifndef RDMASIM_H
+#define RDMASIM_H
+
+#include <linux/atomic.h>
+#include <linux/fault-inject.h>
+#include <linux/idr.h>
+#include <linux/mutex.h>
+#include <linux/platform_device.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+#include <rdmasim/compat.h>
+#include <rdmasim/testing.h>
+
+#define RSIM_DRV_NAME		"rdmasim"
+#define RSIM_NUM_PORTS		1
+#define RSIM_PORT		1
+
+/*
+ * Memory keys: a 24-bit index and an 8-bit variant (key = index << 8 |
+ * variant), the convention ib_update_fast_reg_key() relies on. Index 0 is
+ * reserved for the local DMA lkey and never given to an MR.
+ */
+#define RSIM_KEY_VARIANT_BITS	8
+#define RSIM_KEY_INDEX(key)	((key) >> RSIM_KEY_VARIANT_BITS)
+#define RSIM_KEY_VARIANT(key)	((key) & 0xff)
+#define RSIM_MR_INDEX_MAX	((1U << 24) - 1)
+#define RSIM_LOCAL_DMA_LKEY	0x000000a5U
+
+/* QP numbers 0 and 1 are the per-port SMI and GSI QPs. */
+#define RSIM_QPN_MIN		2
+#define RSIM_QPN_MAX		0x00ffffffU
+
+/*
+ * Page sizes map_mr_sg accepts for IB_MR_TYPE_MEM_REG: every power of two
+ * from 4 KiB to 1 GiB. This is also the advertised page_size_cap.
+ */
+#define RSIM_PAGE_SIZE_CAP	GENMASK_ULL(30, 12)
+
+/**
+ * enum rsim_res_type - object types counted against a device limit
+ * @RSIM_RES_PD: protection domains
+ * @RSIM_RES_MR: memory regions of every type (including DMA MRs)
+ * @RSIM_RES_CQ: completion queues
+ * @RSIM_RES_QP: queue pairs, including the MAD layer's QP0 and QP1
+ * @RSIM_RES_AH: address handles
+ * @RSIM_RES_NR: number of types; keep last
+ */
+enum rsim_res_type {
+	RSIM_RES_PD,
+	RSIM_RES_MR,
+	RSIM_RES_CQ,
+	RSIM_RES_QP,
+	RSIM_RES_AH,
+	RSIM_RES_NR,
+};
+
+/**
+ * struct rsim_limits - the limits a device advertises and enforces
+ * @max_res: maximum live objects per &enum rsim_res_type
+ * @max_cqe: maximum CQ depth
+ * @max_qp_wr: maximum send or receive queue depth
+ * @max_send_sge: maximum scatter/gather entries per send WR
+ * @max_recv_sge: maximum scatter/gather entries per receive WR
+ * @max_sge_rd: maximum scatter/gather entries per RDMA READ
+ * @max_inline_data: maximum inline data per send WR
+ * @max_fast_reg_page_list_len: maximum @max_num_sg for ib_alloc_mr()
+ * @max_qp_rd_atom: maximum outstanding RDMA READ as responder
+ * @max_qp_init_rd_atom: maximum outstanding RDMA READ as initiator
+ * @max_mr_size: largest MR, in bytes
+ * @pkey_tbl_len: P_Key table length (entry 0 is 0xffff, the rest 0)
+ */
+struct rsim_limits {
+	u32 max_res[RSIM_RES_NR];
+	u32 max_cqe;
+	u32 max_qp_wr;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_sge_rd;
+	u32 max_inline_data;
+	u32 max_fast_reg_page_list_len;
+	u32 max_qp_rd_atom;
+	u32 max_qp_init_rd_atom;
+	u64 max_mr_size;
+	u16 pkey_tbl_len;
+};
+
+/**
+ * struct rsim_dev_config - what a device is created with
+ * @limits: advertised and enforced limits
+ * @lid: the port's unicast LID (also its SM LID); 0 picks base_lid + id
+ */
+struct rsim_dev_config {
+	struct rsim_limits limits;
+	u16 lid;
+};
+
+/**
+ * struct rsim_res - live count of one object type
+ * @count: live objects; never above the limit
+ * @hwm: highest @count seen
+ * @refused: allocations refused because @count was at the limit
+ */
+struct rsim_res {
+	atomic_t count;
+	atomic_t hwm;
+	atomic_t refused;
+};
+
+/**
+ * enum rsim_fault_site - places where a failure can be injected
+ * @RSIM_FAULT_ALLOC: every memory and index allocation inside a verb
+ * @RSIM_FAULT_NR: number of sites; keep last
+ */
+enum rsim_fault_site {
+	RSIM_FAULT_ALLOC,
+	RSIM_FAULT_NR,
+};
+
+/**
+ * struct rsim_fault_point - one injection site
+ * @nth: one-shot countdown; the check that takes it from 1 to 0 fails
+ * @injected: failures injected at this site so far
+ * @attr: optional probabilistic layer (CONFIG_FAULT_INJECTION)
+ */
+struct rsim_fault_point {
+	atomic_t nth;
+	atomic_t injected;
+#ifdef CONFIG_FAULT_INJECTION
+	struct fault_attr attr;
+#endif
+};
+
+/**
+ * struct rsim_port - the single InfiniBand port's mutable state
+ * @lock: protects every field below
+ * @lid: unicast LID
+ * @sm_lid: SM LID (the port itself: there is no subnet manager)
+ * @state: logical port state
+ * @guid: port GUID (GID index 0 is fe80::/64 + this)
+ * @qkey_viol: Q_Key violation counter
+ * @pkey_viol: P_Key violation counter
+ */
+struct rsim_port {
+	spinlock_t lock;	/* protects this struct */
+	u16 lid;
+	u16 sm_lid;
+	enum ib_port_state state;
+	__be64 guid;
+	u32 qkey_viol;
+	u32 pkey_viol;
+};
+
+/**
+ * struct rsim_dev - one simulated RDMA device
+ * @ibdev: the RDMA core's device; must be first (ib_alloc_device)
+ * @pdev: platform device: DMA device and sysfs parent
+ * @id: device number, also the N of rdmasim<N>
+ * @cfg: creation parameters (limits, LID)
+ * @port: port state
+ * @res: live object counts, one per &enum rsim_res_type
+ * @pd_ida: PD numbers
+ * @mr_xa: MR index -> &struct rsim_mr (locking: the xarray's own lock)
+ * @mr_next: cursor for cyclic MR index allocation
+ * @key_variant: source of the initial 8-bit key variant
+ * @qp_xa: QP number -> &struct rsim_qp (locking: the xarray's own lock)
+ * @qp_next: cursor for cyclic QP number allocation
+ * @fault: injection sites
+ * @debugfs: /sys/kernel/debug/rdmasim/rdmasim<N>
+ */
+struct rsim_dev {
+	struct ib_device ibdev;
+	struct platform_device *pdev;
+	u32 id;
+	struct rsim_dev_config cfg;
+	struct rsim_port port;
+	struct rsim_res res[RSIM_RES_NR];
+	struct ida pd_ida;
+	struct xarray mr_xa;
+	u32 mr_next;
+	atomic_t key_variant;
+	struct xarray qp_xa;
+	u32 qp_next;
+	struct rsim_fault_point fault[RSIM_FAULT_NR];
+	struct dentry *debugfs;
+};
+
+struct rsim_pd {
+	struct ib_pd ibpd;
+	u32 pdn;
+};
+
+struct rsim_ah {
+	struct ib_ah ibah;
+	struct rdma_ah_attr attr;
+};
+
+/**
+ * struct rsim_cq - completion queue
+ * @ibcq: core object; must be first
+ * @lock: protects @queue, @head, @count and @notify
+ * @queue: ring of @size completions
+ * @size: ring size (the cqe the consumer asked for)
+ * @head: index of the oldest completion
+ * @count: completions in the ring
+ * @notify: armed notification (0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP)
+ */
+struct rsim_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;	/* protects queue, head, count, notify */
+	struct ib_wc *queue;
+	u32 size;
+	u32 head;
+	u32 count;
+	u8 notify;
+};
+
+/**
+ * struct rsim_wq - a send or receive work queue (ring of WR slots)
+ * @max_wr: depth
+ * @max_sge: scatter/gather entries per WR
+ * @wqe_size: bytes per slot
+ * @ring: @max_wr slots of @wqe_size bytes
+ * @head: oldest posted WR
+ * @count: posted WRs
+ */
+struct rsim_wq {
+	u32 max_wr;
+	u32 max_sge;
+	size_t wqe_size;
+	void *ring;
+	u32 head;
+	u32 count;
+};
+
+/**
+ * struct rsim_qp - queue pair
+ * @ibqp: core object; must be first
+ * @lock: protects @state, @attr, @attr_mask_set, @sq and @rq
+ * @state: current state
+ * @attr: attributes set through modify_qp
+ * @sq: send queue
+ * @rq: receive queue
+ * @sq_sig_all: IB_SIGNAL_ALL_WR
+ * @max_inline: inline data limit
+ */
+struct rsim_qp {
+	struct ib_qp ibqp;
+	spinlock_t lock;	/* protects state, attr, sq, rq */
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;
+	struct rsim_wq sq;
+	struct rsim_wq rq;
+	bool sq_sig_all;
+	u32 max_inline;
+};
+
+/**
+ * enum rsim_mr_state - fast-registration state of an MR
+ * @RSIM_MR_FREE: no valid translation (after alloc_mr or LOCAL_INV)
+ * @RSIM_MR_VALID: registered; keys accepted by the data path
+ */
+enum rsim_mr_state {
+	RSIM_MR_FREE,
+	RSIM_MR_VALID,
+};
+
+/**
+ * struct rsim_mr_seg - one translation entry
+ * @addr: DMA address
+ * @len: bytes (page_size for MEM_REG, the sg entry length for SG_GAPS)
+ */
+struct rsim_mr_seg {
+	u64 addr;
+	u64 len;
+};
+
+/**
+ * struct rsim_mr - memory region
+ * @ibmr: core object
+ * @rsim: owning device
+ * @type: what alloc_mr/get_dma_mr/reg_user_mr created
+ * @state: FRWR state
+ * @index: key index (lkey >> 8)
+ * @access: IB_ACCESS_* flags
+ * @page_size: page size of the current translation (MEM_REG)
+ * @max_segs: capacity of @segs (max_num_sg)
+ * @nsegs: entries in @segs
+ * @segs: translation: pages (MEM_REG) or sg entries (SG_GAPS)
+ * @umem: pinned user memory (reg_user_mr)
+ */
+struct rsim_mr {
+	struct ib_mr ibmr;
+	struct rsim_dev *rsim;
+	enum ib_mr_type type;
+	enum rsim_mr_state state;
+	u32 index;
+	int access;
+	unsigned int page_size;
+	u32 max_segs;
+	u32 nsegs;
+	struct rsim_mr_seg *segs;
+	struct ib_umem *umem;
+};
+
+static inline struct rsim_dev *to_rsim_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct rsim_dev, ibdev);
+}
+
+static inline struct rsim_pd *to_rsim_pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct rsim_pd, ibpd);
+}
+
+static inline struct rsim_ah *to_rsim_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct rsim_ah, ibah);
+}
+
+static inline struct rsim_cq *to_rsim_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct rsim_cq, ibcq);
+}
+
+static inline struct rsim_qp *to_rsim_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct rsim_qp, ibqp);
+}
+
+static inline struct rsim_mr *to_rsim_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct rsim_mr, ibmr);
+}
+
+#define rsim_dbg(rsim, fmt, ...)					\
+	ibdev_dbg(&(rsim)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
+#define rsim_err_ratelimited(rsim, fmt, ...)				\
+	ibdev_err_ratelimited(&(rsim)->ibdev, "%s: " fmt, __func__,	\
+			      ##__VA_ARGS__)
+
+/* main.c */
+extern unsigned int rsim_base_lid;
+struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg);
+int rsim_dev_del(u32 id);
+void rsim_default_config(struct rsim_dev_config *cfg);
+
+/* dev.c */
+int rsim_dev_probe(struct platform_device *pdev,
+		   const struct rsim_dev_config *cfg);
+void rsim_dev_remove(struct platform_device *pdev);
+bool rsim_res_get(struct rsim_dev *rsim, enum rsim_res_type type);
+void rsim_res_put(struct rsim_dev *rsim, enum rsim_res_type type);
+int rsim_res_count(struct rsim_dev *rsim, enum rsim_res_type type);
+const char *rsim_res_name(enum rsim_res_type type);
+extern const struct rsim_limits rsim_default_limits;
+
+/* pd.c */
+extern const struct ib_device_ops rsim_pd_ops;
+
+/* mr.c */
+extern const struct ib_device_ops rsim_mr_ops;
+void rsim_mr_init(struct rsim_dev *rsim);
+void rsim_mr_cleanup(struct rsim_dev *rsim);
+
+/* cq.c */
+extern const struct ib_device_ops rsim_cq_ops;
+int rsim_cq_push(struct rsim_cq *cq, const struct ib_wc *wc, bool solicited);
+void rsim_cq_kick(struct rsim_cq *cq, int pushed);
+
+/* qp.c */
+extern const struct ib_device_ops rsim_qp_ops;
+void rsim_qp_init(struct rsim_dev *rsim);
+void rsim_qp_cleanup(struct rsim_dev *rsim);
+
+/* fault.c */
+bool rsim_should_fail(struct rsim_dev *rsim, enum rsim_fault_site site);
+void rsim_fault_set_nth(struct rsim_dev *rsim, enum rsim_fault_site site,
+			int nth);
+int rsim_fault_get_nth(struct rsim_dev *rsim, enum rsim_fault_site site);
+int rsim_fault_injected(struct rsim_dev *rsim, enum rsim_fault_site site);
+void rsim_fault_init(struct rsim_dev *rsim);
+void rsim_fault_debugfs_init(struct rsim_dev *rsim);
+const char *rsim_fault_name(enum rsim_fault_site site);
+
+/* debugfs.c */
+void rsim_debugfs_register(void);
+void rsim_debugfs_unregister(void);
+void rsim_debugfs_dev_init(struct rsim_dev *rsim);
+void rsim_debugfs_dev_exit(struct rsim_dev *rsim);
+extern struct dentry *rsim_debugfs_root;
+
+#endif /* RDMASIM_H */

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rdmasim: the only place that knows how supported kernels differ.
+ *
+ * Kernel differences are found by the probes in the top-level Kbuild (they
+ * grep the target kernel's headers) and arrive here as RSIM_HAVE_* macros.
+ * Nothing compares version numbers: Debian's stable kernels carry backports
+ * that make version checks wrong.
+ */
+#ifndef RDMASIM_COMPAT_H
+#define RDMASIM_COMPAT_H
+
+#include <linux/module.h>
+#include <rdma/ib_umem.h>
+
+/*
+ * create_cq() takes a uverbs_attr_bundle (6.12 and later) or an ib_udata
+ * (6.1). Kernel CQs get NULL either way.
+ */
+#ifdef RSIM_HAVE_CQ_ATTR_BUNDLE
+#define RSIM_CREATE_CQ_EXTRA	struct uverbs_attr_bundle
+#else
+#define RSIM_CREATE_CQ_EXTRA	struct ib_udata
+#endif
+
+/*
+ * reg_user_mr() gained a struct ib_dmah * before udata with DMA handles.
+ * RSIM_DMAH_PARAM() declares it in the ops signature, RSIM_DMAH_ARG()
+ * passes it on (NULL where the kernel has no DMA handles).
+ */
+struct ib_dmah;
+#ifdef RSIM_HAVE_IB_DMAH
+#define RSIM_DMAH_PARAM(name)	struct ib_dmah *name,
+#define RSIM_DMAH_ARG(name)	(name)
+#else
+#define RSIM_DMAH_PARAM(name)
+#define RSIM_DMAH_ARG(name)	NULL
+#endif
+
+/* ib_umem_get() became ib_umem_get_va() in 7.0. */
+static inline struct ib_umem *rsim_umem_get(struct ib_device *ibdev,
+					    unsigned long addr, size_t size,
+					    int access)
+{
+#ifdef RSIM_HAVE_UMEM_GET_VA
+	return ib_umem_get_va(ibdev, addr, size, access);
+#else
+	return ib_umem_get(ibdev, addr, size, access);
+#endif
+}
+
+/*
+ * platform_driver.remove returns void since 6.11 and int before.
+ * RSIM_PLATFORM_REMOVE_WRAPPER(fn) defines the int-returning wrapper where
+ * one is needed; RSIM_PLATFORM_REMOVE(fn) names what goes in .remove.
+ */
+#ifdef RSIM_HAVE_PLATFORM_REMOVE_VOID
+#define RSIM_PLATFORM_REMOVE_WRAPPER(fn)
+#define RSIM_PLATFORM_REMOVE(fn)	(fn)
+#else
+#define RSIM_PLATFORM_REMOVE_WRAPPER(fn)				\
+	static int fn##_int(struct platform_device *pdev)		\
+	{								\
+		fn(pdev);						\
+		return 0;						\
+	}
+#define RSIM_PLATFORM_REMOVE(fn)	(fn##_int)
+#endif
+
+/* MODULE_IMPORT_NS() takes a string literal since 6.13, a token before. */
+#ifdef RSIM_HAVE_IMPORT_NS_STRING
+#define RSIM_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
+#else
+#define RSIM_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#endif
+
+#endif /* RDMASIM_COMPAT_H */

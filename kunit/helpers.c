@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdmasim KUnit fixtures.
+ */
+
+#include <kunit/resource.h>
+
+#include "helpers.h"
+
+/* Test devices use ids from 1000 so they never meet the module's own. */
+static atomic_t rsim_kunit_next_id = ATOMIC_INIT(1000);
+
+u32 rsim_kunit_new_id(void)
+{
+	return atomic_inc_return(&rsim_kunit_next_id);
+}
+
+static void rsim_kunit_dev_del(void *data)
+{
+	rsim_dev_del(((struct rsim_dev *)data)->id);
+}
+
+/**
+ * rsim_kunit_dev() - create a device that goes away with the test
+ * @test: the test
+ * @cfg: configuration, or NULL for the defaults
+ *
+ * Return: the device; the test is aborted if creation fails.
+ */
+struct rsim_dev *rsim_kunit_dev(struct kunit *test,
+				const struct rsim_dev_config *cfg)
+{
+	struct rsim_dev_config def;
+	struct rsim_dev *rsim;
+
+	if (!cfg) {
+		rsim_default_config(&def);
+		cfg = &def;
+	}
+	rsim = rsim_dev_new(rsim_kunit_new_id(), cfg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rsim);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rsim_kunit_dev_del,
+						  rsim));
+	return rsim;
+}
+
+/*
+ * One default device serves most cases: registering a device costs seconds
+ * on the debug kernel (the MAD layer alone maps 1280 receive buffers).
+ */
+static struct rsim_dev *rsim_kunit_shared;
+static struct rsim_kunit_counts rsim_kunit_suite_base;
+
+int rsim_kunit_shared_create(void)
+{
+	struct rsim_dev_config cfg;
+
+	rsim_default_config(&cfg);
+	rsim_kunit_shared = rsim_dev_new(rsim_kunit_new_id(), &cfg);
+	if (IS_ERR(rsim_kunit_shared)) {
+		int err = PTR_ERR(rsim_kunit_shared);
+
+		rsim_kunit_shared = NULL;
+		return err;
+	}
+	return 0;
+}
+
+void rsim_kunit_shared_destroy(void)
+{
+	if (rsim_kunit_shared)
+		rsim_dev_del(rsim_kunit_shared->id);
+	rsim_kunit_shared = NULL;
+}
+
+/**
+ * rsim_kunit_shared_dev() - the device shared by the suites
+ * @test: the test
+ *
+ * Return: the device; aborts the test if the module could not create it.
+ */
+struct rsim_dev *rsim_kunit_shared_dev(struct kunit *test)
+{
+	KUNIT_ASSERT_NOT_NULL(test, rsim_kunit_shared);
+	return rsim_kunit_shared;
+}
+
+/* .suite_init of every suite: note where the shared device's counts are */
+int rsim_kunit_suite_init(struct kunit_suite *suite)
+{
+	if (!rsim_kunit_shared)
+		return -ENODEV;
+	rsim_kunit_snapshot(rsim_kunit_shared, &rsim_kunit_suite_base);
+	return 0;
+}
+
+/* The last case of every suite: nothing was left on the shared device. */
+void rsim_kunit_test_no_leftovers(struct kunit *test)
+{
+	rsim_kunit_expect_counts(test, rsim_kunit_shared_dev(test),
+				 &rsim_kunit_suite_base);
+}
+
+static void rsim_kunit_pd_free(void *pd)
+{
+	ib_dealloc_pd(pd);
+}
+
+struct ib_pd *rsim_kunit_pd(struct kunit *test, struct rsim_dev *rsim)
+{
+	struct ib_pd *pd = ib_alloc_pd(&rsim->ibdev, 0);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rsim_kunit_pd_free,
+						  pd));
+	return pd;
+}
+
+static void rsim_kunit_cq_free(void *cq)
+{
+	ib_free_cq(cq);
+}
+
+struct ib_cq *rsim_kunit_cq(struct kunit *test, struct rsim_dev *rsim,
+			    int cqe)
+{
+	struct ib_cq *cq = ib_alloc_cq(&rsim->ibdev, NULL, cqe, 0,
+				       IB_POLL_DIRECT);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rsim_kunit_cq_free,
+						  cq));
+	return cq;
+}
+
+static void rsim_kunit_mr_free(void *mr)
+{
+	ib_dereg_mr(mr);
+}
+
+struct ib_mr *rsim_kunit_mr(struct kunit *test, struct ib_pd *pd,
+			    enum ib_mr_type type, u32 max_num_sg)
+{
+	struct ib_mr *mr = ib_alloc_mr(pd, type, max_num_sg);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rsim_kunit_mr_free,
+						  mr));
+	return mr;
+}
+
+void rsim_kunit_snapshot(struct rsim_dev *rsim, struct rsim_kunit_counts *c)
+{
+	int i;
+
+	for (i = 0; i < RSIM_RES_NR; i++) {
+		c->res[i] = rsim_res_count(rsim, i);
+		c->refused[i] = atomic_read(&rsim->res[i].refused);
+	}
+	for (i = 0; i < RSIM_FAULT_NR; i++)
+		c->injected[i] = rsim_fault_injected(rsim, i);
+}
+
+/* Live counts are back where they were (refusals may have grown). */
+void rsim_kunit_expect_counts(struct kunit *test, struct rsim_dev *rsim,
+			      const struct rsim_kunit_counts *before)
+{
+	int i;
+
+	for (i = 0; i < RSIM_RES_NR; i++)
+		KUNIT_EXPECT_EQ_MSG(test, rsim_res_count(rsim, i),
+				    before->res[i], "%s count",
+				    rsim_res_name(i));
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * rdmasim KUnit fixtures. Everything a helper acquires is released by a
+ * KUnit action registered at once, so an aborted case leaks nothing.
+ */
+#ifndef RDMASIM_KUNIT_HELPERS_H
+#define RDMASIM_KUNIT_HELPERS_H
+
+#include <kunit/test.h>
+#include <rdma/ib_verbs.h>
+
+#include "rdmasim.h"
+
+/**
+ * struct rsim_kunit_counts - a snapshot of a device's counters
+ * @res: live objects per type
+ * @refused: refusals at the limit per type
+ * @injected: injected failures per fault site
+ */
+struct rsim_kunit_counts {
+	int res[RSIM_RES_NR];
+	int refused[RSIM_RES_NR];
+	int injected[RSIM_FAULT_NR];
+};
+
+struct rsim_dev *rsim_kunit_dev(struct kunit *test,
+				const struct rsim_dev_config *cfg);
+struct rsim_dev *rsim_kunit_shared_dev(struct kunit *test);
+int rsim_kunit_shared_create(void);
+void rsim_kunit_shared_destroy(void);
+int rsim_kunit_suite_init(struct kunit_suite *suite);
+void rsim_kunit_test_no_leftovers(struct kunit *test);
+
+/*
+ * Every suite starts from the shared device's counters and ends with
+ * RSIM_KUNIT_NO_LEFTOVERS: the case fails if a case left objects behind.
+ */
+#define RSIM_KUNIT_NO_LEFTOVERS KUNIT_CASE(rsim_kunit_test_no_leftovers)
+u32 rsim_kunit_new_id(void);
+struct ib_pd *rsim_kunit_pd(struct kunit *test, struct rsim_dev *rsim);
+struct ib_cq *rsim_kunit_cq(struct kunit *test, struct rsim_dev *rsim,
+			    int cqe);
+struct ib_mr *rsim_kunit_mr(struct kunit *test, struct ib_pd *pd,
+			    enum ib_mr_type type, u32 max_num_sg);
+void rsim_kunit_snapshot(struct rsim_dev *rsim, struct rsim_kunit_counts *c);
+void rsim_kunit_expect_counts(struct kunit *test, struct rsim_dev *rsim,
+			      const struct rsim_kunit_counts *before);
+
+#endif /* RDMASIM_KUNIT_HELPERS_H */

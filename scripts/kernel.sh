@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# rdmasim: fetch Debian kernel sources and build the UML test kernel, both
+# cached under $RSIM_CACHE so that later runs skip them. Sourced.
+#
+#   rsim_fetch_source 7.3	-> RSIM_KSRC (KSRC= overrides: the user's tree)
+#   rsim_build_uml debug|bench	-> RSIM_KBUILD, RSIM_MODROOT
+
+# rsim_fetch_source <series>: unpack linux-source-<series> once per
+# Debian package version.
+rsim_fetch_source() {
+	local series=$1 ver dir tarball tmp
+	if [ -n "${KSRC:-}" ]; then
+		[ -f "$KSRC/Makefile" ] || die "KSRC=$KSRC is not a kernel tree"
+		RSIM_KSRC=$(cd "$KSRC" && pwd)
+		RSIM_KSRC_ID="local-$(kernel_version "$RSIM_KSRC")"
+		stage "kernel source: $RSIM_KSRC (KSRC)"
+		return
+	fi
+	rsim_apt_update
+	# shellcheck disable=SC2046
+	ver=$(apt-cache $(rsim_apt_opts) policy "linux-source-$series" |
+	      awk '/Candidate:/ { print $2 }')
+	[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
+		die "linux-source-$series is not in the Debian archive"
+	dir=$RSIM_CACHE/src/linux-source-$series-$ver
+	RSIM_KSRC=$dir/linux-source-$series
+	RSIM_KSRC_ID="$series-$ver"
+	if [ -f "$dir/.complete" ]; then
+		stage "kernel source: linux-source-$series $ver (cached)"
+		return
+	fi
+	stage "fetching linux-source-$series $ver"
+	$SUDO mkdir -p "$dir"
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2046
+	(cd "$tmp" && apt-get -q $(rsim_apt_opts) download "linux-source-$series=$ver" >/dev/null) ||
+		die "downloading linux-source-$series failed"
+	dpkg-deb -x "$tmp"/linux-source-"$series"_*.deb "$tmp/x"
+	tarball=$(ls "$tmp"/x/usr/src/linux-source-"$series".tar.*)
+	stage "unpacking $(basename "$tarball")"
+	$SUDO rm -rf "$RSIM_KSRC"
+	$SUDO tar -C "$dir" -xf "$tarball"
+	rm -rf "$tmp"
+	$SUDO touch "$dir/.complete"
+}
+
+# rsim_build_uml <debug|bench>: configure and build the UML kernel from
+# kunit/configs/uml-base.config plus uml-<kind>.config; cached by kernel
+# version, fragment contents and compiler.
+rsim_build_uml() {
+	local kind=$1 frags hash dir log
+	frags="$RSIM_TOP/kunit/configs/uml-base.config $RSIM_TOP/kunit/configs/uml-$kind.config"
+	hash=$( (cat $frags; echo "$RSIM_KSRC_ID"; gcc --version | head -1) |
+		sha256sum | cut -c1-12)
+	dir=$RSIM_CACHE/build/uml-$RSIM_KSRC_ID-$kind-$hash
+	RSIM_KBUILD=$dir/obj
+	RSIM_MODROOT=$dir/modroot
+	RSIM_KVER=$(kernel_version "$RSIM_KSRC")
+	if [ -f "$dir/.complete" ]; then
+		stage "UML $kind kernel: cached ($dir)"
+		return
+	fi
+	$SUDO mkdir -p "$RSIM_KBUILD"
+	$SUDO chown "$(id -u)" "$dir" "$RSIM_KBUILD"
+	log=$dir/build.log
+	stage "configuring UML $kind kernel ($RSIM_KVER)"
+	make -s -C "$RSIM_KSRC" ARCH=um O="$RSIM_KBUILD" defconfig >"$log" 2>&1
+	# shellcheck disable=SC2086
+	"$RSIM_KSRC/scripts/kconfig/merge_config.sh" -m -O "$RSIM_KBUILD" \
+		"$RSIM_KBUILD/.config" $frags >>"$log" 2>&1
+	make -s -C "$RSIM_KSRC" ARCH=um O="$RSIM_KBUILD" olddefconfig >>"$log" 2>&1
+	rsim_check_config "$RSIM_KBUILD/.config" $frags
+	stage "building UML $kind kernel on $(nproc) CPUs (about 12 min cold)"
+	run_with_ticker "kernel build" "$log" \
+		make -C "$RSIM_KSRC" ARCH=um O="$RSIM_KBUILD" -j"$(nproc)" all
+	run_with_ticker "modules_install" "$dir/modules.log" \
+		make -C "$RSIM_KSRC" ARCH=um O="$RSIM_KBUILD" \
+		INSTALL_MOD_PATH="$RSIM_MODROOT" modules_install
+	touch "$dir/.complete"
+	stage "UML $kind kernel built"
+}
+
+# Every option a fragment asks for must have survived olddefconfig.
+rsim_check_config() {
+	local cfg=$1 f line opt want
+	shift
+	for f in "$@"; do
+		while read -r line; do
+			case "$line" in
+			CONFIG_*=*)
+				opt=${line%%=*}
+				want=${line#*=}
+				if [ "$want" = n ]; then
+					! grep -q "^$opt=" "$cfg" ||
+						die "$opt: wanted n, got $(grep "^$opt=" "$cfg")"
+				else
+					grep -qx "$opt=$want" "$cfg" ||
+						die "$opt=$want did not survive olddefconfig ($f)"
+				fi
+				;;
+			esac
+		done <"$f"
+	done
+}

@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# rdmasim: shared shell helpers, sourced by the other scripts.
+
+RSIM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RSIM_CACHE=${RSIM_CACHE:-/var/cache/rdmasim}
+RSIM_OUT=${RSIM_OUT:-$RSIM_TOP/out}
+RSIM_T0=${RSIM_T0:-$(date +%s)}
+export RSIM_T0
+
+if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
+
+# stage "text": a progress line with the time since the run began
+stage() {
+	local now=$(date +%s)
+	local s=$((now - RSIM_T0))
+	printf '[%02d:%02d] == %s\n' $((s / 60)) $((s % 60)) "$*"
+}
+
+die() {
+	echo "rdmasim: error: $*" >&2
+	exit 1
+}
+
+# run_with_ticker "label" cmd...: run a long command with its output in a
+# log file and a progress line every minute; the log's tail on failure.
+run_with_ticker() {
+	local label=$1 log=$2
+	shift 2
+	"$@" >"$log" 2>&1 &
+	local pid=$!
+	local start=$(date +%s)
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 5
+		local el=$(( $(date +%s) - start ))
+		if [ $((el % 60)) -lt 5 ] && [ "$el" -ge 60 ]; then
+			stage "$label: $((el / 60)) min, $(grep -c '^  [A-Z]' "$log") steps"
+		fi
+	done
+	if ! wait "$pid"; then
+		tail -40 "$log" >&2
+		die "$label failed (log: $log)"
+	fi
+}
+
+# The Debian mirror this machine already uses, so that no host name is
+# written in this repository. RSIM_DEBIAN_MIRROR overrides it.
+debian_mirror() {
+	if [ -n "${RSIM_DEBIAN_MIRROR:-}" ]; then
+		echo "$RSIM_DEBIAN_MIRROR"
+		return
+	fi
+	local m
+	m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+	    awk '/^URIs:/ { for (i = 2; i <= NF; i++) print $i }' |
+	    grep -v security | head -1)
+	[ -n "$m" ] || m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) { print $i; break } }' |
+		grep -v security | head -1)
+	[ -n "$m" ] || die "no Debian mirror in /etc/apt; set RSIM_DEBIAN_MIRROR"
+	echo "$m"
+}
+
+# A private apt configuration (sources list and lists directory under the
+# cache) that never touches the machine's own apt sources.
+RSIM_APT_DIR=$RSIM_CACHE/apt
+rsim_apt_opts() {
+	echo "-o Dir::Etc::SourceList=$RSIM_APT_DIR/sources.list" \
+	     "-o Dir::Etc::SourceParts=/dev/null" \
+	     "-o Dir::State::Lists=$RSIM_APT_DIR/lists" \
+	     "-o Dir::Cache::Archives=$RSIM_APT_DIR/archives" \
+	     "-o APT::Sandbox::User=root"
+}
+
+rsim_apt_update() {
+	local mirror
+	mirror=$(debian_mirror)
+	$SUDO mkdir -p "$RSIM_APT_DIR/lists/partial" "$RSIM_APT_DIR/archives/partial"
+	$SUDO tee "$RSIM_APT_DIR/sources.list" >/dev/null <<EOS
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie-backports main
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main
+EOS
+	# shellcheck disable=SC2046
+	$SUDO apt-get -q $(rsim_apt_opts) update >/dev/null ||
+		die "apt-get update (private list) failed"
+}
+
+# kernel_version <source dir>: "7.3.4" from its Makefile
+kernel_version() {
+	awk '/^VERSION =/ { v = $3 } /^PATCHLEVEL =/ { p = $3 }
+	     /^SUBLEVEL =/ { s = $3 } END { print v "." p "." s }' "$1/Makefile"
+}

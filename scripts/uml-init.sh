@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim: init (PID 1) of the UML test kernel. The host's / is the
+# read-only root; the kernel command line passes RSIM_TOP, RSIM_MODROOT,
+# RSIM_KVER and RSIM_MODE (check or demo) in the environment.
+# Everything goes to the console; scripts/run-uml.sh reads it back.
+
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+RDRV=$RSIM_TOP/drivers/infiniband/sw/rdmasim
+PLAT=/sys/bus/platform/drivers/rdmasim
+KMEMLEAK=/sys/kernel/debug/kmemleak
+n=0
+fails=0
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t debugfs debugfs /sys/kernel/debug
+# scratch space; /tmp stays the host's (the repository may live there)
+mount -t tmpfs tmpfs /run
+
+say() {
+	echo "$*" >/dev/kmsg
+}
+
+# check "name" cmd...: one line of the shell selftest's own results
+check() {
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@" >/run/check.out 2>&1; then
+		say "RSIM-SELFTEST ok $n $name"
+	else
+		say "RSIM-SELFTEST not ok $n $name"
+		sed 's/^/RSIM-SELFTEST #   /' /run/check.out >/dev/kmsg
+		fails=$((fails + 1))
+	fi
+}
+
+finish() {
+	# objects must be older than kmemleak's minimum age to be reported
+	if [ -w $KMEMLEAK ]; then
+		sleep 6
+		echo scan >$KMEMLEAK
+		echo scan >$KMEMLEAK
+		say "RSIM-KMEMLEAK-BEGIN"
+		cat $KMEMLEAK >/dev/console
+		say "RSIM-KMEMLEAK-END"
+	fi
+	say "RSIM-SELFTEST 1..$n"
+	say "RSIM-DONE fails=$fails"
+	echo o >/proc/sysrq-trigger
+	sleep 10
+}
+
+say "RSIM-INIT mode=$RSIM_MODE kernel=$(uname -r)"
+
+# kmemleak: forget whatever the kernel leaked while booting
+if [ -w $KMEMLEAK ]; then
+	echo scan >$KMEMLEAK
+	echo clear >$KMEMLEAK
+fi
+
+# Peers: rxe over a veth pair (IPv6 link-local GIDs only) and siw on lo.
+ip link set lo up
+ip link add rsim_veth0 type veth peer name rsim_veth1
+ip link set rsim_veth0 up
+ip link set rsim_veth1 up
+check "modprobe_rdma_rxe" modprobe -d "$RSIM_MODROOT" -S "$RSIM_KVER" rdma_rxe
+check "modprobe_siw" modprobe -d "$RSIM_MODROOT" -S "$RSIM_KVER" siw
+check "rxe0_on_veth" rdma link add rxe0 type rxe netdev rsim_veth0
+check "siw0_on_lo" rdma link add siw0 type siw netdev lo
+
+check "insmod_rdmasim" insmod "$RDRV/rdmasim.ko"
+rdma dev >/dev/console
+check "rdma_dev_shows_rdmasim0" sh -c 'rdma dev | grep -q "rdmasim0: node_type ca"'
+check "rdma_link_shows_port_active" sh -c \
+	'rdma link show rdmasim0/1 | grep -q "state ACTIVE physical_state LINK_UP"'
+
+if [ "$RSIM_MODE" = demo ]; then
+	. "$RSIM_TOP/scripts/uml-demo.sh"
+	finish
+fi
+
+# The KUnit suites: KTAP between two markers for kunit.py parse.
+say "RSIM-KTAP-BEGIN"
+insmod "$RSIM_TOP/kunit/rdmasim_kunit.ko"
+say "RSIM-KTAP-END"
+check "rmmod_rdmasim_kunit" rmmod rdmasim_kunit
+
+. "$RSIM_TOP/scripts/uml-selftest.sh"
+
+check "rmmod_rdmasim" rmmod rdmasim
+check "rdmasim_gone" sh -c '! ls /sys/class/infiniband | grep -q rdmasim'
+check "rxe0_del" rdma link del rxe0
+check "siw0_del" rdma link del siw0
+check "rmmod_rdma_rxe" rmmod rdma_rxe
+check "rmmod_siw" rmmod siw
+finish
