@@ -26,12 +26,7 @@ static const struct rsim_cq_case rsim_cq_cases[] = {
 	  -EOPNOTSUPP },
 };
 
-static void rsim_cq_case_desc(const struct rsim_cq_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rsim_cq, rsim_cq_cases, rsim_cq_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rsim_cq, rsim_cq_cases, name);
 
 static void rsim_cq_test_create(struct kunit *test)
 {

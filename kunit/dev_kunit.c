@@ -104,8 +104,10 @@ static void rsim_dev_test_device_attrs(struct kunit *test)
 {
 	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
 	const struct ib_device_attr *a = &rsim->ibdev.attrs;
-	const struct rsim_limits *lim = &rsim_default_limits;
+	struct rsim_dev_config def;
+	const struct rsim_limits *lim = &def.limits;
 
+	rsim_default_config(&def);
 	KUNIT_EXPECT_EQ(test, a->max_fast_reg_page_list_len,
 			lim->max_fast_reg_page_list_len);
 	KUNIT_EXPECT_EQ(test, a->max_mr, lim->max_res[RSIM_RES_MR]);
@@ -127,7 +129,8 @@ static void rsim_dev_test_device_attrs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->max_res_rd_atom,
 			a->max_qp_rd_atom * a->max_qp);
 	KUNIT_EXPECT_EQ(test, a->max_pkeys, lim->pkey_tbl_len);
-	KUNIT_EXPECT_EQ(test, a->sys_image_guid, rsim->ibdev.node_guid);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(a->sys_image_guid),
+			be64_to_cpu(rsim->ibdev.node_guid));
 }
 
 static void rsim_dev_test_port_is_active_ib(struct kunit *test)
@@ -141,7 +144,9 @@ static void rsim_dev_test_port_is_active_ib(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_query_port(ibdev, 1, &pa), 0);
 	KUNIT_EXPECT_EQ(test, pa.state, IB_PORT_ACTIVE);
 	KUNIT_EXPECT_EQ(test, pa.phys_state, IB_PORT_PHYS_STATE_LINK_UP);
-	KUNIT_EXPECT_EQ(test, pa.lid, rsim_base_lid + rsim->id);
+	/* the module's base_lid + the device id, as rdmasim0's sysfs shows */
+	KUNIT_EXPECT_EQ(test, pa.lid, rsim->port.lid);
+	KUNIT_EXPECT_NE(test, pa.lid, 0);
 	KUNIT_EXPECT_EQ(test, pa.sm_lid, pa.lid);
 	KUNIT_EXPECT_EQ(test, pa.active_mtu, IB_MTU_4096);
 	KUNIT_EXPECT_LE(test, pa.active_mtu, pa.max_mtu);

@@ -48,12 +48,7 @@ static const struct rsim_fault_case rsim_fault_cases[] = {
 	{ "reg_user_mr", OP_REG_USER_MR, 3 },
 };
 
-static void rsim_fault_case_desc(const struct rsim_fault_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rsim_fault, rsim_fault_cases, rsim_fault_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rsim_fault, rsim_fault_cases, name);
 
 struct rsim_fault_ctx {
 	struct rsim_dev *rsim;

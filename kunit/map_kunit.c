@@ -155,12 +155,7 @@ static const struct rsim_map_case rsim_map_cases[] = {
 	  -EINVAL, 0, 0x50000, 0x1000, 1, 0x50000 },
 };
 
-static void rsim_map_case_desc(const struct rsim_map_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rsim_map, rsim_map_cases, rsim_map_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rsim_map, rsim_map_cases, name);
 
 static void rsim_fill_sg(struct scatterlist *sgl, const struct rsim_map_ent *e,
 			 int n)

@@ -33,12 +33,7 @@ static const struct rsim_alloc_case rsim_alloc_cases[] = {
 	{ "type_dma", IB_MR_TYPE_DMA, 8, -EINVAL },
 };
 
-static void rsim_alloc_case_desc(const struct rsim_alloc_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rsim_alloc, rsim_alloc_cases, rsim_alloc_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rsim_alloc, rsim_alloc_cases, name);
 
 static void rsim_mr_test_alloc_limits(struct kunit *test)
 {
@@ -193,12 +188,7 @@ static const struct rsim_user_case rsim_user_cases[] = {
 	{ "zero_length", PROT_READ | PROT_WRITE, true, RSIM_LW, -EINVAL },
 };
 
-static void rsim_user_case_desc(const struct rsim_user_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rsim_user, rsim_user_cases, rsim_user_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rsim_user, rsim_user_cases, name);
 
 static void rsim_mr_test_reg_user_mr(struct kunit *test)
 {
@@ -224,9 +214,9 @@ static void rsim_mr_test_reg_user_mr(struct kunit *test)
 		return;
 	}
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							rsim_mr_user_mr_free,
-							mr));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rsim_mr_user_mr_free,
+						  mr));
 	KUNIT_EXPECT_EQ(test, mr->type, IB_MR_TYPE_USER);
 	KUNIT_EXPECT_EQ(test, to_rsim_mr(mr)->access, c->access);
 	KUNIT_EXPECT_NOT_NULL(test, to_rsim_mr(mr)->umem);

@@ -97,12 +97,7 @@ static const struct rsim_ah_case rsim_ah_cases[] = {
 	{ "port_two", 2, 5, 0, false, 0, -EINVAL },
 };
 
-static void rsim_ah_case_desc(const struct rsim_ah_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rsim_ah, rsim_ah_cases, rsim_ah_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rsim_ah, rsim_ah_cases, name);
 
 static void rsim_pd_test_create_ah(struct kunit *test)
 {

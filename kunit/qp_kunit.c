@@ -56,9 +56,9 @@ static struct ib_qp *rsim_kunit_qp(struct kunit *test, enum ib_qp_type type)
 	rsim_qp_init_attr(f, &a, type);
 	qp = ib_create_qp(f->pd, &a);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							rsim_qp_destroy_action,
-							qp));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rsim_qp_destroy_action,
+						  qp));
 	return qp;
 }
 
@@ -102,13 +102,7 @@ static const struct rsim_create_case rsim_create_cases[] = {
 	{ "no_send_cq", IB_QPT_UD, TWEAK_NO_SEND_CQ, -EINVAL },
 };
 
-static void rsim_create_case_desc(const struct rsim_create_case *c,
-				  char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rsim_create, rsim_create_cases, rsim_create_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rsim_create, rsim_create_cases, name);
 
 static void rsim_qp_test_create(struct kunit *test)
 {
@@ -330,12 +324,7 @@ static const struct rsim_trans_case rsim_bad_transitions[] = {
 	{ "rtr_to_sqd", IB_QPS_RTR, IB_QPS_SQD, 0, 0 },
 };
 
-static void rsim_trans_case_desc(const struct rsim_trans_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rsim_trans, rsim_bad_transitions, rsim_trans_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rsim_trans, rsim_bad_transitions, name);
 
 static void rsim_qp_walk_to(struct kunit *test, struct ib_qp *qp,
 			    enum ib_qp_state to)
@@ -407,12 +396,7 @@ static const struct rsim_attr_case rsim_attr_cases[] = {
 	{ "rts_rnr_retry_8", IB_QPS_RTS, F_RNR_RETRY, -EINVAL },
 };
 
-static void rsim_attr_case_desc(const struct rsim_attr_case *c, char *desc)
-{
-	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(rsim_attr, rsim_attr_cases, rsim_attr_case_desc);
+KUNIT_ARRAY_PARAM_DESC(rsim_attr, rsim_attr_cases, name);
 
 static void rsim_qp_test_bad_attribute(struct kunit *test)
 {
@@ -423,7 +407,7 @@ static void rsim_qp_test_bad_attribute(struct kunit *test)
 	enum ib_qp_state from = c->to == IB_QPS_INIT ? IB_QPS_RESET :
 				c->to == IB_QPS_RTR ? IB_QPS_INIT : IB_QPS_RTR;
 	struct ib_qp_attr qa;
-	int mask;
+	int mask, err;
 
 	rsim_qp_walk_to(test, qp, from);
 	rsim_rc_attr(&qa, c->to, &mask);
@@ -478,10 +462,10 @@ static void rsim_qp_test_bad_attribute(struct kunit *test)
 		break;
 	}
 	if (c->field == F_PORT)
-		KUNIT_EXPECT_EQ(test, qp->device->ops.modify_qp(qp, &qa, mask,
-								 NULL), c->err);
+		err = qp->device->ops.modify_qp(qp, &qa, mask, NULL);
 	else
-		KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &qa, mask), c->err);
+		err = ib_modify_qp(qp, &qa, mask);
+	KUNIT_EXPECT_EQ(test, err, c->err);
 	KUNIT_EXPECT_EQ(test, rsim_qp_state(test, qp), from);
 }
 

@@ -16,7 +16,7 @@ rsim_fetch_source() {
 		stage "kernel source: $RSIM_KSRC (KSRC)"
 		return
 	fi
-	rsim_apt_update
+	rsim_apt_update_kernel
 	# shellcheck disable=SC2046
 	ver=$(apt-cache $(rsim_apt_opts) policy "linux-source-$series" |
 	      awk '/Candidate:/ { print $2 }')
@@ -101,4 +101,42 @@ rsim_check_config() {
 			esac
 		done <"$f"
 	done
+}
+
+# rsim_build_modules <kdir> <arch> <name> [make args...]: build the
+# modules out of the source tree, in $RSIM_OUT/build/<name>, so that builds
+# for different kernels never share objects. Sets RSIM_MODDIR; the build
+# output is in $RSIM_MODDIR.log. Fails on any warning.
+rsim_build_modules() {
+	local kdir=$1 arch=$2 name=$3 warn
+	shift 3
+	RSIM_MODDIR=$RSIM_OUT/build/$name
+	rm -rf "$RSIM_MODDIR"
+	mkdir -p "$RSIM_MODDIR"
+	(cd "$RSIM_TOP" && git ls-files -co --exclude-standard -z |
+		xargs -0 cp --parents -t "$RSIM_MODDIR")
+	make -C "$RSIM_MODDIR" KDIR="$kdir" ARCH="$arch" W=1 "$@" \
+		>"$RSIM_MODDIR.log" 2>&1 || {
+		tail -30 "$RSIM_MODDIR.log" >&2
+		die "module build against $name failed"
+	}
+	warn=$(grep -E "warning:|error:|\*\*\*" "$RSIM_MODDIR.log" || true)
+	[ -z "$warn" ] || { echo "$warn" >&2; die "module build against $name warns"; }
+	stage "modules built against $name, W=1 $*: no warnings"
+}
+
+# rsim_stock_headers: install Debian 12's stock kernel headers
+# (linux-headers-amd64 from bookworm) and set RSIM_STOCK_KDIR.
+rsim_stock_headers() {
+	local pkg
+	rsim_apt_update bookworm "deb bookworm main"
+	# shellcheck disable=SC2046
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y $(rsim_apt_opts bookworm) \
+		install linux-headers-amd64 >/dev/null || die "installing linux-headers-amd64 failed"
+	# shellcheck disable=SC2046
+	pkg=$(apt-cache $(rsim_apt_opts bookworm) depends linux-headers-amd64 |
+	      awk '/Depends: linux-headers-/ { print $2; exit }')
+	RSIM_STOCK_KDIR=/usr/src/${pkg}
+	[ -f "$RSIM_STOCK_KDIR/Makefile" ] || die "no $RSIM_STOCK_KDIR"
+	stage "stock headers: $pkg"
 }

@@ -62,27 +62,63 @@ debian_mirror() {
 
 # A private apt configuration (sources list and lists directory under the
 # cache) that never touches the machine's own apt sources.
+#   rsim_apt_opts [name]: apt-get options for the configuration <name>
+#   rsim_apt_update name "line"...: write its sources list and update it
 RSIM_APT_DIR=$RSIM_CACHE/apt
 rsim_apt_opts() {
-	echo "-o Dir::Etc::SourceList=$RSIM_APT_DIR/sources.list" \
+	local d=$RSIM_APT_DIR/${1:-kernel}
+	echo "-o Dir::Etc::SourceList=$d/sources.list" \
 	     "-o Dir::Etc::SourceParts=/dev/null" \
-	     "-o Dir::State::Lists=$RSIM_APT_DIR/lists" \
-	     "-o Dir::Cache::Archives=$RSIM_APT_DIR/archives" \
+	     "-o Dir::State::Lists=$d/lists" \
+	     "-o Dir::Cache::Archives=$d/archives" \
 	     "-o APT::Sandbox::User=root"
 }
 
 rsim_apt_update() {
-	local mirror
+	local name=$1 d=$RSIM_APT_DIR/$1 mirror line
+	shift
 	mirror=$(debian_mirror)
-	$SUDO mkdir -p "$RSIM_APT_DIR/lists/partial" "$RSIM_APT_DIR/archives/partial"
-	$SUDO tee "$RSIM_APT_DIR/sources.list" >/dev/null <<EOS
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie-backports main
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror bookworm main
-EOS
+	$SUDO mkdir -p "$d/lists/partial" "$d/archives/partial"
+	for line in "$@"; do
+		# "deb trixie main" -> "deb [signed-by=...] <mirror> trixie main"
+		echo "${line%% *} [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror ${line#* }"
+	done | $SUDO tee "$d/sources.list" >/dev/null
 	# shellcheck disable=SC2046
-	$SUDO apt-get -q $(rsim_apt_opts) update >/dev/null ||
-		die "apt-get update (private list) failed"
+	$SUDO apt-get -q $(rsim_apt_opts "$name") update >/dev/null ||
+		die "apt-get update ($name list) failed"
+}
+
+# The Debian suites the kernel sources and headers come from.
+rsim_apt_update_kernel() {
+	rsim_apt_update kernel "deb trixie main" "deb trixie-backports main" \
+		"deb bookworm main"
+}
+
+# sparse: the kernel (7.x) needs __typeof_unqual__, which Debian 12's
+# sparse 0.6.4 lacks; build Debian's newer sparse source once.
+rsim_sparse() {
+	local ver dir tmp
+	dir=$(ls -d "$RSIM_CACHE"/tools/sparse-*/ 2>/dev/null | tail -1)
+	if [ -n "$dir" ] && [ -x "$dir/sparse" ]; then
+		echo "${dir%/}/sparse"
+		return
+	fi
+	rsim_apt_update sparse "deb-src sid main" >&2
+	# shellcheck disable=SC2046
+	ver=$(apt-cache $(rsim_apt_opts sparse) showsrc sparse |
+	      awk '/^Version:/ { print $2 }' | sort -V | tail -1)
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2046
+	(cd "$tmp" && apt-get -q $(rsim_apt_opts sparse) source --download-only \
+		"sparse=$ver" >/dev/null 2>&1) || die "fetching sparse $ver failed"
+	$SUDO mkdir -p "$RSIM_CACHE/tools"
+	$SUDO tar -C "$tmp" -xf "$tmp"/sparse_*.orig.tar.*
+	dir=$(ls -d "$tmp"/sparse-*/ | head -1)
+	make -s -C "$dir" -j"$(nproc)" sparse >/dev/null 2>&1 || die "building sparse failed"
+	$SUDO rm -rf "$RSIM_CACHE/tools/sparse-$ver"
+	$SUDO mv "$dir" "$RSIM_CACHE/tools/sparse-$ver"
+	rm -rf "$tmp"
+	echo "$RSIM_CACHE/tools/sparse-$ver/sparse"
 }
 
 # kernel_version <source dir>: "7.3.4" from its Makefile

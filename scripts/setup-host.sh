@@ -7,7 +7,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PKGS="build-essential bc bison flex kmod sparse python3 perl xz-utils
-      iproute2 rdma-core ibverbs-utils infiniband-diags libibumad-dev
+      git iproute2 rdma-core ibverbs-utils infiniband-diags libibumad-dev
       debian-archive-keyring ca-certificates"
 
 missing=

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rdmasim: init (PID 1) of the UML test kernel. The host's / is the
-# read-only root; the kernel command line passes RSIM_TOP, RSIM_MODROOT,
+# read-only root; the kernel command line passes RSIM_TOP, RSIM_MODDIR
+# (where the rdmasim modules were built), RSIM_MODROOT,
 # RSIM_KVER and RSIM_MODE (check or demo) in the environment.
 # Everything goes to the console; scripts/run-uml.sh reads it back.
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-RDRV=$RSIM_TOP/drivers/infiniband/sw/rdmasim
+RDRV=$RSIM_MODDIR/drivers/infiniband/sw/rdmasim
 PLAT=/sys/bus/platform/drivers/rdmasim
 KMEMLEAK=/sys/kernel/debug/kmemleak
 n=0
@@ -84,13 +85,20 @@ fi
 
 # The KUnit suites: KTAP between two markers for kunit.py parse.
 say "RSIM-KTAP-BEGIN"
-insmod "$RSIM_TOP/kunit/rdmasim_kunit.ko"
+insmod "$RSIM_MODDIR/kunit/rdmasim_kunit.ko"
 say "RSIM-KTAP-END"
 check "rmmod_rdmasim_kunit" rmmod rdmasim_kunit
 
 . "$RSIM_TOP/scripts/uml-selftest.sh"
 
-check "rmmod_rdmasim" rmmod rdmasim
+# Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
+# rdmasim0: the client's remove() releases them, the unload completes.
+check "client_holds_objects" insmod "$RSIM_MODDIR/tools/demo/rdmasim_demo.ko" hold=1
+check "rdmasim0_counts_held_mr" sh -c \
+	"awk '\$1 == \"mr\" { exit !(\$2 == 1) }' /sys/kernel/debug/rdmasim/rdmasim0/resources"
+check "rmmod_rdmasim_under_client" rmmod rdmasim
+check "client_released_objects" sh -c 'dmesg | grep -q "rdmasim0: released what it held"'
+check "rmmod_client" rmmod rdmasim_demo
 check "rdmasim_gone" sh -c '! ls /sys/class/infiniband | grep -q rdmasim'
 check "rxe0_del" rdma link del rxe0
 check "siw0_del" rdma link del siw0

@@ -42,6 +42,7 @@ check "restrack_shows_mad_objects" sh -c \
 	'rdma res show | grep "rdmasim0:" | grep -q "pd 1 cq 1 qp 2"'
 
 check "debugfs_resources" sh -c "grep -q '^pd ' $DBG/rdmasim0/resources"
+check "debugfs_limits" sh -c "grep -qx 'max_fast_reg_page_list_len 512' $DBG/rdmasim0/limits"
 check "debugfs_fault_knob" test -w $DBG/rdmasim0/fault/alloc/fail_nth
 
 # Lifecycle at run time through the platform driver's control files

@@ -24,17 +24,26 @@
 #endif
 
 /*
- * reg_user_mr() gained a struct ib_dmah * before udata with DMA handles.
- * RSIM_DMAH_PARAM() declares it in the ops signature, RSIM_DMAH_ARG()
- * passes it on (NULL where the kernel has no DMA handles).
+ * reg_user_mr() gained a struct ib_dmah *dmah before udata with DMA
+ * handles. RSIM_DMAH_PARAM declares it in the ops signature,
+ * RSIM_DMAH_ARG passes it on (NULL where the kernel has no DMA handles).
  */
 struct ib_dmah;
 #ifdef RSIM_HAVE_IB_DMAH
-#define RSIM_DMAH_PARAM(name)	struct ib_dmah *name,
-#define RSIM_DMAH_ARG(name)	(name)
+#define RSIM_DMAH_PARAM		struct ib_dmah *dmah,
+#define RSIM_DMAH_ARG		dmah
 #else
-#define RSIM_DMAH_PARAM(name)
-#define RSIM_DMAH_ARG(name)	NULL
+#define RSIM_DMAH_PARAM
+#define RSIM_DMAH_ARG		NULL
+#endif
+
+/* kzalloc_obj()/kzalloc_objs() (7.0, and Debian's 6.12) type the result. */
+#ifdef RSIM_HAVE_KZALLOC_OBJ
+#define rsim_kzalloc_obj(obj, gfp)	kzalloc_obj(obj, gfp)
+#define rsim_kzalloc_objs(obj, n, gfp)	kzalloc_objs(obj, n, gfp)
+#else
+#define rsim_kzalloc_obj(obj, gfp)	kzalloc(sizeof(obj), gfp)
+#define rsim_kzalloc_objs(obj, n, gfp)	kcalloc(n, sizeof(obj), gfp)
 #endif
 
 /* ib_umem_get() became ib_umem_get_va() in 7.0. */

@@ -5,6 +5,8 @@
  * /sys/kernel/debug/rdmasim/rdmasim<N>/
  *	resources	live objects per type with limit, high-water mark and
  *			refusals at the limit
+ *	limits		every advertised limit (ib_query_device() gives them
+ *			to kernel clients; there is no userspace provider)
  *	fault/		injection sites (fault.c)
  */
 
@@ -32,6 +34,31 @@ static int rsim_resources_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_resources);
 
+static int rsim_limits_show(struct seq_file *m, void *unused)
+{
+	struct rsim_dev *rsim = m->private;
+	const struct ib_device_attr *a = &rsim->ibdev.attrs;
+
+	seq_printf(m, "max_pd %u\nmax_mr %u\nmax_cq %u\nmax_qp %u\nmax_ah %u\n",
+		   a->max_pd, a->max_mr, a->max_cq, a->max_qp, a->max_ah);
+	seq_printf(m, "max_cqe %u\nmax_qp_wr %u\nmax_send_sge %u\n",
+		   a->max_cqe, a->max_qp_wr, a->max_send_sge);
+	seq_printf(m, "max_recv_sge %u\nmax_sge_rd %u\n",
+		   a->max_recv_sge, a->max_sge_rd);
+	seq_printf(m, "max_inline_data %u\n",
+		   rsim->cfg.limits.max_inline_data);
+	seq_printf(m, "max_fast_reg_page_list_len %u\n",
+		   a->max_fast_reg_page_list_len);
+	seq_printf(m, "max_qp_rd_atom %u\nmax_qp_init_rd_atom %u\n",
+		   a->max_qp_rd_atom, a->max_qp_init_rd_atom);
+	seq_printf(m, "max_mr_size 0x%llx\npage_size_cap 0x%llx\n",
+		   a->max_mr_size, a->page_size_cap);
+	seq_printf(m, "max_pkeys %u\nlocal_dma_lkey 0x%08x\n",
+		   a->max_pkeys, rsim->ibdev.local_dma_lkey);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rsim_limits);
+
 void rsim_debugfs_register(void)
 {
 	rsim_debugfs_root = debugfs_create_dir(RSIM_DRV_NAME, NULL);
@@ -53,6 +80,8 @@ void rsim_debugfs_dev_init(struct rsim_dev *rsim)
 		return;
 	debugfs_create_file("resources", 0400, rsim->debugfs, rsim,
 			    &rsim_resources_fops);
+	debugfs_create_file("limits", 0400, rsim->debugfs, rsim,
+			    &rsim_limits_fops);
 	rsim_fault_debugfs_init(rsim);
 }
 

@@ -15,9 +15,10 @@
 #define RSIM_FW_VER		0x0001000000000000ULL	/* 1.0.0 */
 
 /*
- * The default limits, in one reviewable table (rxe_pool.c style). The MAD
- * layer alone needs a CQ of 1280 entries (128 + 512 for each of QP0 and
- * QP1), queues of 512 receive and 128 send WRs and 2 send SGEs.
+ * The limits of a device created without a config, in one reviewable
+ * table (rxe_pool.c style). The MAD layer alone needs a CQ of 1280 entries
+ * (128 + 512 for each of QP0 and QP1), queues of 512 receive and 128 send
+ * WRs, and 2 send SGEs.
  */
 const struct rsim_limits rsim_default_limits = {
 	.max_res = {
@@ -39,7 +40,6 @@ const struct rsim_limits rsim_default_limits = {
 	.max_mr_size = 1ULL << 40,
 	.pkey_tbl_len = 16,
 };
-EXPORT_SYMBOL_IF_KUNIT(rsim_default_limits);
 
 static const char * const rsim_res_names[RSIM_RES_NR] = {
 	[RSIM_RES_PD] = "pd",
@@ -49,6 +49,12 @@ static const char * const rsim_res_names[RSIM_RES_NR] = {
 	[RSIM_RES_AH] = "ah",
 };
 
+/**
+ * rsim_res_name() - short name of an object type
+ * @type: object type
+ *
+ * Return: "pd", "mr", ... or "?" for an unknown type.
+ */
 const char *rsim_res_name(enum rsim_res_type type)
 {
 	return type < RSIM_RES_NR ? rsim_res_names[type] : "?";
@@ -393,5 +399,6 @@ void rsim_dev_remove(struct platform_device *pdev)
 	struct rsim_dev *rsim = platform_get_drvdata(pdev);
 
 	platform_set_drvdata(pdev, NULL);
+	/* dealloc_driver frees rsim before this returns */
 	ib_unregister_device(&rsim->ibdev);
 }

@@ -30,7 +30,6 @@ unsigned int rsim_base_lid = 1;
 module_param_named(base_lid, rsim_base_lid, uint, 0444);
 MODULE_PARM_DESC(base_lid,
 		 "LID of rdmasim0; rdmasim<N> gets base_lid + N (default 1)");
-EXPORT_SYMBOL_IF_KUNIT(rsim_base_lid);
 
 /**
  * struct rsim_node - a created device, as the lifecycle code sees it
@@ -51,7 +50,8 @@ struct rsim_node {
 };
 
 static LIST_HEAD(rsim_nodes);
-static DEFINE_MUTEX(rsim_nodes_lock);	/* protects rsim_nodes */
+static bool rsim_closing;
+static DEFINE_MUTEX(rsim_nodes_lock);	/* protects rsim_nodes, rsim_closing */
 
 /**
  * rsim_default_config() - fill in the configuration of a default device
@@ -117,8 +117,8 @@ static void rsim_node_destroy_locked(struct rsim_node *node)
  * registers the ib_device. Tests use @cfg for small limits.
  *
  * Context: Process context; takes rsim_nodes_lock and the RDMA core's locks.
- * Return: the new device, ERR_PTR(-EEXIST) if @id is taken, or the probe's
- * error.
+ * Return: the new device, ERR_PTR(-EEXIST) if @id is taken, -ENODEV while
+ * the module unloads, or the probe's error.
  */
 struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 {
@@ -135,7 +135,7 @@ struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 	if (id > INT_MAX)
 		return ERR_PTR(-EINVAL);
 
-	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	node = rsim_kzalloc_obj(*node, GFP_KERNEL);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
 	node->id = id;
@@ -145,6 +145,11 @@ struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 	info.size_data = sizeof(node);
 
 	mutex_lock(&rsim_nodes_lock);
+	if (rsim_closing) {
+		/* a new_device write that raced with module unload */
+		err = -ENODEV;
+		goto err_unlock;
+	}
 	if (rsim_node_find_locked(id)) {
 		err = -EEXIST;
 		goto err_unlock;
@@ -257,11 +262,13 @@ static struct platform_driver rsim_platform_driver = {
 	},
 };
 
+/* Delete every device and refuse new ones: the module is going away. */
 static void rsim_del_all(void)
 {
 	struct rsim_node *node, *tmp;
 
 	mutex_lock(&rsim_nodes_lock);
+	rsim_closing = true;
 	list_for_each_entry_safe_reverse(node, tmp, &rsim_nodes, list)
 		rsim_node_destroy_locked(node);
 	mutex_unlock(&rsim_nodes_lock);

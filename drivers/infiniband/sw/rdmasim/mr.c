@@ -49,7 +49,7 @@ static struct rsim_mr *rsim_mr_new(struct rsim_dev *rsim,
 		return ERR_PTR(-ENOMEM);
 
 	mr = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
-	     kzalloc(sizeof(*mr), GFP_KERNEL);
+	     rsim_kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr) {
 		err = -ENOMEM;
 		goto err_res_put;
@@ -62,7 +62,7 @@ static struct rsim_mr *rsim_mr_new(struct rsim_dev *rsim,
 
 	if (max_segs) {
 		mr->segs = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
-			   kcalloc(max_segs, sizeof(*mr->segs), GFP_KERNEL);
+			   rsim_kzalloc_objs(*mr->segs, max_segs, GFP_KERNEL);
 		if (!mr->segs) {
 			err = -ENOMEM;
 			goto err_free_mr;
@@ -385,11 +385,11 @@ static struct ib_mr *rsim_mr_reg_user(struct ib_pd *ibpd, u64 start,
 
 static struct ib_mr *rsim_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      u64 length, u64 iova, int access,
-				      RSIM_DMAH_PARAM(dmah)
+				      RSIM_DMAH_PARAM
 				      struct ib_udata *udata)
 {
 	return rsim_mr_reg_user(ibpd, start, length, iova, access,
-				RSIM_DMAH_ARG(dmah), udata);
+				RSIM_DMAH_ARG, udata);
 }
 
 /* Kernel MRs must never fail dereg: the core has dropped restrack already. */

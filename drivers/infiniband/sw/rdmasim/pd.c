@@ -38,17 +38,22 @@ static int rsim_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-static int rsim_ah_check(struct rsim_dev *rsim,
-			 const struct rdma_ah_attr *attr)
+/**
+ * rsim_ah_attr_check() - validate an address vector (AH or QP path)
+ * @ah: the address vector
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL if it is not an IB vector on port 1 with a LID,
+ * a service level below 16 and, with a GRH, source GID index 0.
+ */
+int rsim_ah_attr_check(const struct rdma_ah_attr *ah)
 {
-	if (attr->type != RDMA_AH_ATTR_TYPE_IB)
+	if (ah->type != RDMA_AH_ATTR_TYPE_IB ||
+	    rdma_ah_get_port_num(ah) != RSIM_PORT ||
+	    rdma_ah_get_dlid(ah) == 0 || rdma_ah_get_sl(ah) > 15)
 		return -EINVAL;
-	if (rdma_ah_get_port_num(attr) != RSIM_PORT)
-		return -EINVAL;
-	if (rdma_ah_get_dlid(attr) == 0 || rdma_ah_get_sl(attr) > 15)
-		return -EINVAL;
-	if ((rdma_ah_get_ah_flags(attr) & IB_AH_GRH) &&
-	    rdma_ah_read_grh(attr)->sgid_index != 0)
+	if ((rdma_ah_get_ah_flags(ah) & IB_AH_GRH) &&
+	    rdma_ah_read_grh(ah)->sgid_index != 0)
 		return -EINVAL;
 	return 0;
 }
@@ -65,7 +70,7 @@ static int rsim_create_ah(struct ib_ah *ibah,
 	struct rsim_ah *ah = to_rsim_ah(ibah);
 	int err;
 
-	err = rsim_ah_check(rsim, init_attr->ah_attr);
+	err = rsim_ah_attr_check(init_attr->ah_attr);
 	if (err)
 		return err;
 	if (!rsim_res_get(rsim, RSIM_RES_AH))

@@ -187,18 +187,6 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-static int rsim_check_av(const struct rdma_ah_attr *ah)
-{
-	if (ah->type != RDMA_AH_ATTR_TYPE_IB ||
-	    rdma_ah_get_port_num(ah) != RSIM_PORT ||
-	    rdma_ah_get_dlid(ah) == 0 || rdma_ah_get_sl(ah) > 15)
-		return -EINVAL;
-	if ((rdma_ah_get_ah_flags(ah) & IB_AH_GRH) &&
-	    rdma_ah_read_grh(ah)->sgid_index != 0)
-		return -EINVAL;
-	return 0;
-}
-
 /*
  * Attribute values the state table (ib_modify_qp_is_ok()) cannot judge:
  * ranges, device limits and the port. PSNs need no check: the core masks
@@ -239,7 +227,7 @@ static int rsim_qp_check_attr(struct rsim_dev *rsim, struct rsim_qp *qp,
 		return -EINVAL;
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return -EINVAL;
-	if ((mask & IB_QP_AV) && rsim_check_av(&attr->ah_attr))
+	if ((mask & IB_QP_AV) && rsim_ah_attr_check(&attr->ah_attr))
 		return -EINVAL;
 	return 0;
 }

@@ -365,6 +365,7 @@ extern const struct rsim_limits rsim_default_limits;
 
 /* pd.c */
 extern const struct ib_device_ops rsim_pd_ops;
+int rsim_ah_attr_check(const struct rdma_ah_attr *ah);
 
 /* mr.c */
 extern const struct ib_device_ops rsim_mr_ops;

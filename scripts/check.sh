@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make check: every test, from a fresh Debian 12 machine.
+#   1. host packages; Debian's linux-source-7.3; the debug UML kernel
+#      (cached in /var/cache/rdmasim after the first run)
+#   2. lint: checkpatch --strict, kernel-doc; W=1 + sparse build for UML
+#   3. W=1 build against Debian 12's stock 6.1 kernel headers
+#   4. boot UML with rdmasim, rdma_rxe and siw; KUnit suites, shell
+#      selftest; the log must be free of KASAN, kmemleak, lockdep,
+#      DMA-API, WARN and BUG reports
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kernel.sh"
+
+mkdir -p "$RSIM_OUT"
+stage "rdmasim make check"
+"$RSIM_TOP/scripts/setup-host.sh"
+rsim_fetch_source 7.3
+rsim_build_uml debug
+
+"$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC"
+
+rsim_stock_headers
+rsim_build_modules "$RSIM_STOCK_KDIR" x86 stock-6.1
+
+rsim_build_modules "$RSIM_KBUILD" um uml-7.3 C=2 CHECK="$(rsim_sparse)"
+
+export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
+stage "booting UML: KUnit suites and selftest (about 5 min)"
+"$RSIM_TOP/scripts/run-uml.sh" check "$RSIM_OUT/uml-check.log"
+stage "UML run finished; judging $RSIM_OUT/uml-check.log"
+python3 "$RSIM_TOP/scripts/check-run.py" "$RSIM_OUT/uml-check.log" \
+	"$RSIM_KSRC" "$RSIM_TOP" --json "$RSIM_OUT/kunit.json" ||
+	die "make check failed"
+stage "make check passed"

@@ -1,0 +1,24 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The main job: boot the UML test kernel with rdmasim, rdma_rxe (over a
+# veth pair) and siw (on lo) loaded, and show what rdma, sysfs and ibstat
+# see, then allocate and map an MR on every device (tools/demo).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kernel.sh"
+
+mkdir -p "$RSIM_OUT"
+"$RSIM_TOP/scripts/setup-host.sh"
+rsim_fetch_source 7.3
+rsim_build_uml debug
+rsim_build_modules "$RSIM_KBUILD" um uml-7.3
+export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
+stage "booting UML (rdmasim, rdma_rxe, siw)"
+"$RSIM_TOP/scripts/run-uml.sh" demo "$RSIM_OUT/uml-demo.log"
+sed -n '/RSIM-DEMO-BEGIN/,/RSIM-DEMO-END/p' "$RSIM_OUT/uml-demo.log" |
+	grep -E "RSIM-DEMO|rdmasim_demo:|^[^[]" | grep -v "RSIM-DEMO-\(BEGIN\|END\)" |
+	sed -E 's/^\[ *[0-9.]+\] //; s/^RSIM-DEMO ?//'
+grep -q "RSIM-SELFTEST not ok" "$RSIM_OUT/uml-demo.log" &&
+	die "a step failed: see $RSIM_OUT/uml-demo.log"
+stage "demo done (full console: $RSIM_OUT/uml-demo.log)"

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# lint.sh <kernel source>
+# checkpatch --strict, kernel-doc -Wall, and kernel-doc on every exported
+# symbol. Any finding fails. (W=1 and sparse run in the builds, check.sh.)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+ksrc=$1
+cd "$RSIM_TOP"
+files=$(git ls-files '*.c' '*.h')
+fail=0
+
+stage "checkpatch --strict"
+# shellcheck disable=SC2086
+out=$("$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --show-types \
+	-f $files 2>&1 | grep -v '^total: 0 errors, 0 warnings, 0 checks' || true)
+if [ -n "$out" ]; then
+	echo "$out"
+	fail=1
+fi
+
+stage "kernel-doc -Wall"
+# shellcheck disable=SC2086
+out=$("$ksrc/scripts/kernel-doc" -none -Wall $files 2>&1) || true
+if [ -n "$out" ]; then
+	echo "$out"
+	fail=1
+fi
+
+# every exported symbol (EXPORT_SYMBOL*, including the KUnit-only
+# exports) has a kernel-doc comment in its file
+for f in $files; do
+	for sym in $(sed -n 's/^EXPORT_SYMBOL[A-Z_]*(\([a-z_0-9]*\)).*/\1/p' "$f"); do
+		if ! grep -q "^ \* $sym\( -\|()\)" "$f"; then
+			echo "$f: exported $sym has no kernel-doc"
+			fail=1
+		fi
+	done
+done
+
+[ $fail = 0 ] || die "lint found problems"
+stage "lint clean: checkpatch --strict, kernel-doc"
