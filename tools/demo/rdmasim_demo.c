@@ -121,10 +121,10 @@ static int demo_add(struct ib_device *ibdev)
 	struct ib_pd *pd;
 	int i, n;
 
-	pr_info("%s: max_fast_reg_page_list_len %u, page_size_cap 0x%llx, %s DMA\n",
+	pr_info("%s: max_fast_reg_page_list_len %u, page_size_cap 0x%llx, %s\n",
 		name, ibdev->attrs.max_fast_reg_page_list_len,
 		ibdev->attrs.page_size_cap,
-		ib_uses_virt_dma(ibdev) ? "virtual" : "real (DMA API)");
+		ib_uses_virt_dma(ibdev) ? "virtual DMA" : "DMA API");
 
 	pd = ib_alloc_pd(ibdev, 0);
 	if (IS_ERR(pd)) {
