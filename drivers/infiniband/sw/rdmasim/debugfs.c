@@ -15,7 +15,7 @@
 
 #include "rdmasim.h"
 
-struct dentry *rsim_debugfs_root;
+static struct dentry *rsim_debugfs_root;
 
 static int rsim_resources_show(struct seq_file *m, void *unused)
 {

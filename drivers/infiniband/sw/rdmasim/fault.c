@@ -24,11 +24,6 @@ static const char * const rsim_fault_names[RSIM_FAULT_NR] = {
 	[RSIM_FAULT_ALLOC] = "alloc",
 };
 
-const char *rsim_fault_name(enum rsim_fault_site site)
-{
-	return site < RSIM_FAULT_NR ? rsim_fault_names[site] : "?";
-}
-
 void rsim_fault_init(struct rsim_dev *rsim)
 {
 	int i;

@@ -244,7 +244,7 @@ struct rsim_wq {
 /**
  * struct rsim_qp - queue pair
  * @ibqp: core object; must be first
- * @lock: protects @state, @attr, @attr_mask_set, @sq and @rq
+ * @lock: protects @state, @attr, @sq and @rq
  * @state: current state
  * @attr: attributes set through modify_qp
  * @sq: send queue
@@ -390,13 +390,11 @@ int rsim_fault_get_nth(struct rsim_dev *rsim, enum rsim_fault_site site);
 int rsim_fault_injected(struct rsim_dev *rsim, enum rsim_fault_site site);
 void rsim_fault_init(struct rsim_dev *rsim);
 void rsim_fault_debugfs_init(struct rsim_dev *rsim);
-const char *rsim_fault_name(enum rsim_fault_site site);
 
 /* debugfs.c */
 void rsim_debugfs_register(void);
 void rsim_debugfs_unregister(void);
 void rsim_debugfs_dev_init(struct rsim_dev *rsim);
 void rsim_debugfs_dev_exit(struct rsim_dev *rsim);
-extern struct dentry *rsim_debugfs_root;
 
 #endif /* RDMASIM_H */
