@@ -5,7 +5,8 @@
 #   1. host packages; Debian's linux-source-7.3; the debug UML kernel
 #      (cached in /var/cache/rdmasim after the first run)
 #   2. lint: checkpatch --strict, kernel-doc; W=1 + sparse build for UML
-#   3. W=1 build against Debian 12's stock 6.1 kernel headers
+#   3. W=1 build against Debian 12's stock 6.1 kernel headers, and a W=1
+#      compile against Debian 13's 6.12 (a prepared UML tree)
 #   4. boot UML with rdmasim, rdma_rxe and siw; KUnit suites, shell
 #      selftest; the log must be free of KASAN, kmemleak, lockdep,
 #      DMA-API, WARN and BUG reports
@@ -23,6 +24,10 @@ rsim_build_uml debug
 
 rsim_stock_headers
 rsim_build_modules "$RSIM_STOCK_KDIR" x86 stock-6.1
+
+# Debian 13's 6.12: compile only (the KUnit module included)
+rsim_prepare_uml 6.12
+rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
 
 rsim_build_modules "$RSIM_KBUILD" um uml-7.3 C=2 CHECK="$(rsim_sparse)"
 
