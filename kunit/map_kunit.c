@@ -83,7 +83,7 @@ static const struct rsim_map_case rsim_map_cases[] = {
 	{ "length_rule_1mib_into_16_pages", MR, 16, P4K, 1,
 	  { { 0x100000, 0x100000 } }, 0,
 	  0, 0xf000, 0x100000, 0xf000, 16, 0x100000 },
-	/* contracts.md 1.7: the core would report length -0x800 */
+	/* ib_sg_to_pages() alone would report length -0x800 here */
 	{ "one_page_mr_unaligned_two_page_entry", MR, 1, P4K, 1,
 	  { { 0x10800, 0x1000 } }, 0,
 	  0, 0, 0x50000, 0x1000, 1, 0x50000 },

@@ -5,8 +5,8 @@
  * Fast-registration MRs (IB_MR_TYPE_MEM_REG and IB_MR_TYPE_SG_GAPS) hold at
  * most max_num_sg translation entries; map_mr_sg enforces that bound in
  * its set_page callback, as rxe and rdmavt do, so that ib_sg_to_pages()
- * maps the largest prefix that fits and reports it. Around that core helper
- * this file closes the holes contracts.md lists: page sizes are validated,
+ * maps the largest prefix that fits and reports it. Around that helper
+ * this file closes its holes: page sizes are validated,
  * sg entries whose end would wrap the 64-bit address space (which the core
  * loop turns into a one-page "success") are refused, and a call that maps
  * nothing leaves the MR exactly as it was.
@@ -213,7 +213,8 @@ static bool rsim_page_size_ok(u64 page_size)
 	return is_power_of_2(page_size) && (page_size & RSIM_PAGE_SIZE_CAP);
 }
 
-/* What map_mr_sg may change, saved so that a call that maps nothing
+/*
+ * What map_mr_sg may change, saved so that a call that maps nothing
  * leaves the MR as it was. ib_sg_to_pages() writes at most the first
  * translation entry before it gives up.
  */
@@ -281,8 +282,9 @@ static int rsim_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 	 * Nothing mapped: ib_sg_to_pages() rolls back the last page it set,
 	 * so a first entry that needs two pages in a one-page MR maps
 	 * nothing; for an unaligned entry it then reports a negative
-	 * length and an offset behind (or, wrapped, far beyond) the input
-	 * (contracts.md 1.7). Report 0 entries mapped and change nothing.
+	 * length and an offset behind (or, wrapped, far beyond) the input:
+	 * its rollback starts from the page-aligned address below the
+	 * entry. Report 0 entries mapped and change nothing.
 	 */
 	if (ret <= 0 && (off <= in_off || off > sg_dma_len(sgl))) {
 		rsim_mr_restore(mr, &saved);

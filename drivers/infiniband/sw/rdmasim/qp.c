@@ -192,7 +192,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
  * ranges, device limits and the port. PSNs need no check: the core masks
  * them to 24 bits before calling the driver.
  */
-static int rsim_qp_check_attr(struct rsim_dev *rsim, struct rsim_qp *qp,
+static int rsim_qp_check_attr(struct rsim_dev *rsim,
 			      const struct ib_qp_attr *attr, int mask)
 {
 	const struct rsim_limits *lim = &rsim->cfg.limits;
@@ -316,7 +316,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
-	err = rsim_qp_check_attr(rsim, qp, attr, mask);
+	err = rsim_qp_check_attr(rsim, attr, mask);
 	if (err)
 		return err;
 
