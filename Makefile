@@ -6,6 +6,7 @@
 #   make [KDIR=<kernel build dir>] [ARCH=um]	build the modules
 #   make check					every test (see README)
 #   make demo					boot UML with rdmasim, rxe, siw
+#   make bench					figures from a non-debug UML kernel
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -23,4 +24,7 @@ check:
 demo:
 	scripts/demo.sh
 
-.PHONY: all modules clean check demo
+bench:
+	scripts/bench.sh
+
+.PHONY: all modules clean check demo bench

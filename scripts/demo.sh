@@ -17,7 +17,7 @@ export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
 stage "booting UML (rdmasim, rdma_rxe, siw)"
 "$RSIM_TOP/scripts/run-uml.sh" demo "$RSIM_OUT/uml-demo.log"
 sed -n '/RSIM-DEMO-BEGIN/,/RSIM-DEMO-END/p' "$RSIM_OUT/uml-demo.log" |
-	grep -E "RSIM-DEMO|rdmasim_demo:|^[^[]" | grep -v "RSIM-DEMO-\(BEGIN\|END\)" |
+	grep -E "RSIM-DEMO|rdmasim_(puda_)?demo:|^[^[]" | grep -v "RSIM-DEMO-\(BEGIN\|END\)" |
 	sed -E 's/^\[ *[0-9.]+\] //; s/^RSIM-DEMO ?//'
 grep -q "RSIM-SELFTEST not ok" "$RSIM_OUT/uml-demo.log" &&
 	die "a step failed: see $RSIM_OUT/uml-demo.log"

@@ -9,7 +9,7 @@ set -euo pipefail
 
 ksrc=$1
 cd "$RSIM_TOP"
-files=$(git ls-files '*.c' '*.h')
+files=$(git ls-files -co --exclude-standard '*.c' '*.h')
 fail=0
 
 stage "checkpatch --strict"

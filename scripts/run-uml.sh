@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run-uml.sh <check|demo> <console log>
+# run-uml.sh <check|demo|bench> <console log>
 # Boot the UML kernel $RSIM_KBUILD with the host's / as a read-only hostfs
 # root and scripts/uml-init.sh as init; the console goes to the log.
 # Needs RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER (scripts/kernel.sh) and
@@ -16,7 +16,7 @@ mode=$1 log=$2
 # there (or /dev/shm).
 export TMPDIR=${TMPDIR:-/tmp}
 timeout --foreground -k 10 "${RSIM_UML_TIMEOUT:-1500}" \
-	"$RSIM_KBUILD/linux" mem=2G ncpus=1 seccomp=on \
+	"$RSIM_KBUILD/linux" mem=2G ncpus="${RSIM_UML_NCPUS:-1}" seccomp=on \
 	rootfstype=hostfs rootflags=/ ro \
 	init="$RSIM_TOP/scripts/uml-init.sh" \
 	RSIM_TOP="$RSIM_TOP" RSIM_MODDIR="$RSIM_MODDIR" \

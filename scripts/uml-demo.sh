@@ -26,5 +26,9 @@ show rdma dev show rdmasim1
 echo "RSIM-DEMO \$ insmod rdmasim_demo.ko  (allocate and map an MR on every device)" >/dev/console
 insmod "$RSIM_MODDIR/tools/demo/rdmasim_demo.ko"
 rmmod rdmasim_demo
+echo "RSIM-DEMO \$ insmod rdmasim_puda_demo.ko; rmmod rdmasim_puda_demo  (a PUDA pool client)" >/dev/console
+insmod "$RSIM_MODDIR/tools/demo/rdmasim_puda_demo.ko"
+show cat /sys/kernel/debug/rdmasim/rdmasim0/mad_pool/stats
+rmmod rdmasim_puda_demo
 echo 1 >/sys/bus/platform/drivers/rdmasim/del_device
 say "RSIM-DEMO-END"

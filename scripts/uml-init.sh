@@ -62,6 +62,12 @@ if [ -w $KMEMLEAK ]; then
 	echo clear >$KMEMLEAK
 fi
 
+if [ "$RSIM_MODE" = bench ]; then
+	insmod "$RDRV/rdmasim.ko"
+	insmod "$RSIM_MODDIR/tools/bench/rdmasim_bench.ko"
+	finish
+fi
+
 # Peers: rxe over a veth pair (IPv6 link-local GIDs only) and siw on lo.
 ip link set lo up
 ip link add rsim_veth0 type veth peer name rsim_veth1
@@ -99,6 +105,19 @@ check "rdmasim0_counts_held_mr" sh -c \
 check "rmmod_rdmasim_under_client" rmmod rdmasim
 check "client_released_objects" sh -c 'dmesg | grep -q "rdmasim0: released what it held"'
 check "rmmod_client" rmmod rdmasim_demo
+
+# A kernel client with a PUDA pool in use: rdmasim cannot go until the
+# client does; then unload and reload are clean.
+check "reload_rdmasim" insmod "$RDRV/rdmasim.ko"
+check "client_holds_puda_pool" insmod "$RSIM_MODDIR/tools/demo/rdmasim_puda_demo.ko"
+check "puda_pool_buffers_out" sh -c \
+	'grep -qx "outstanding 2" /sys/kernel/debug/rdmasim/puda/rdmasim_puda_demo-*/stats'
+check "rmmod_rdmasim_refused_while_pool_in_use" sh -c '! rmmod rdmasim'
+check "rdmasim0_still_there" test -d /sys/class/infiniband/rdmasim0
+check "rmmod_pool_client" rmmod rdmasim_puda_demo
+check "pool_client_returned_everything" sh -c \
+	'dmesg | grep -q "rdmasim_puda_demo: pool destroyed, 0 buffer(s) were still out"'
+check "rmmod_rdmasim_after_client" rmmod rdmasim
 check "rdmasim_gone" sh -c '! ls /sys/class/infiniband | grep -q rdmasim'
 check "rxe0_del" rdma link del rxe0
 check "siw0_del" rdma link del siw0

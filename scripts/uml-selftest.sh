@@ -44,6 +44,12 @@ check "restrack_shows_mad_objects" sh -c \
 check "debugfs_resources" sh -c "grep -q '^pd ' $DBG/rdmasim0/resources"
 check "debugfs_limits" sh -c "grep -qx 'max_fast_reg_page_list_len 512' $DBG/rdmasim0/limits"
 check "debugfs_fault_knob" test -w $DBG/rdmasim0/fault/alloc/fail_nth
+check "mad_pool_in_debugfs" sh -c \
+	"grep -qx 'buf_len 296' $DBG/rdmasim0/mad_pool/stats &&
+	 grep -qx 'allocated 32' $DBG/rdmasim0/mad_pool/stats"
+check "puda_fault_points" sh -c \
+	"test -w $DBG/puda/fail_alloc_nth && test -w $DBG/puda/fail_map_nth &&
+	 test -d $DBG/puda/fail_alloc && test -d $DBG/puda/fail_map"
 
 # Lifecycle at run time through the platform driver's control files
 check "new_device_7" sh -c "echo 7 > $PLAT/new_device && test -d $IB/rdmasim7"

@@ -11,7 +11,19 @@
 #define RDMASIM_COMPAT_H
 
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <rdma/ib_umem.h>
+
+/*
+ * The alignment that keeps a DMA buffer off its neighbours' cache lines
+ * where the architecture needs it; ARCH_DMA_MINALIGN is defined for every
+ * architecture only since 6.4.
+ */
+#ifdef ARCH_DMA_MINALIGN
+#define RSIM_DMA_MINALIGN	ARCH_DMA_MINALIGN
+#else
+#define RSIM_DMA_MINALIGN	__alignof__(unsigned long long)
+#endif
 
 /*
  * create_cq() takes a uverbs_attr_bundle (6.12 and later) or an ib_udata

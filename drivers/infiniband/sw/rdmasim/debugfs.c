@@ -8,6 +8,9 @@
  *	limits		every advertised limit (ib_query_device() gives them
  *			to kernel clients; there is no userspace provider)
  *	fault/		injection sites (fault.c)
+ *	mad_pool/	the PUDA pool of the MAD receive queue (puda.c)
+ * /sys/kernel/debug/rdmasim/puda/
+ *	pools of other users, and the pool library's fault_attr points
  */
 
 #include <linux/debugfs.h>
@@ -62,10 +65,12 @@ DEFINE_SHOW_ATTRIBUTE(rsim_limits);
 void rsim_debugfs_register(void)
 {
 	rsim_debugfs_root = debugfs_create_dir(RSIM_DRV_NAME, NULL);
+	rsim_puda_init(rsim_debugfs_root);
 }
 
 void rsim_debugfs_unregister(void)
 {
+	rsim_puda_exit();
 	debugfs_remove_recursive(rsim_debugfs_root);
 	rsim_debugfs_root = NULL;
 }

@@ -276,6 +276,8 @@ static void rsim_dealloc_driver(struct ib_device *ibdev)
 			ibdev_err(ibdev, "%d %s object(s) leaked by a client\n",
 				  n, rsim_res_name(t));
 	}
+	if (rsim->mad_pool && rsim_puda_pool_destroy(rsim->mad_pool))
+		ibdev_err(ibdev, "MAD buffers still out at teardown\n");
 	rsim_debugfs_dev_exit(rsim);
 	rsim_qp_cleanup(rsim);
 	rsim_mr_cleanup(rsim);
@@ -296,6 +298,31 @@ static const struct ib_device_ops rsim_dev_ops = {
 	.query_pkey = rsim_query_pkey,
 	.query_port = rsim_query_port,
 };
+
+/*
+ * The pool the device's own MAD receive queue draws from: one GRH slot
+ * plus one MAD per buffer, written by the device.
+ */
+static int rsim_mad_pool_create(struct rsim_dev *rsim)
+{
+	struct rsim_puda_config cfg = {
+		.name = "mad_pool",
+		.buf_len = sizeof(struct ib_grh) + IB_MGMT_MAD_SIZE,
+		.initial = 32,
+		.grow = 32,
+		.max = 512,
+		.cache = 16,
+		.dir = DMA_FROM_DEVICE,
+		.debugfs_parent = rsim->debugfs,
+	};
+	struct rsim_puda_pool *pool;
+
+	pool = rsim_puda_pool_create(&rsim->pdev->dev, &cfg);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	rsim->mad_pool = pool;
+	return 0;
+}
 
 static void rsim_port_init(struct rsim_dev *rsim)
 {
@@ -370,6 +397,9 @@ int rsim_dev_probe(struct platform_device *pdev,
 	ib_set_device_ops(&rsim->ibdev, &rsim_qp_ops);
 
 	rsim_debugfs_dev_init(rsim);
+	err = rsim_mad_pool_create(rsim);
+	if (err)
+		goto err_dealloc;
 
 	snprintf(name, sizeof(name), "rdmasim%u", rsim->id);
 	err = ib_register_device(&rsim->ibdev, name, &pdev->dev);

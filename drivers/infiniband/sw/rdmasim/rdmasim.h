@@ -18,6 +18,7 @@
 #include <rdma/ib_verbs.h>
 
 #include <rdmasim/compat.h>
+#include <rdmasim/puda.h>
 #include <rdmasim/testing.h>
 
 #define RSIM_DRV_NAME		"rdmasim"
@@ -174,6 +175,7 @@ struct rsim_port {
  * @qp_xa: QP number -> &struct rsim_qp (locking: the xarray's own lock)
  * @qp_next: cursor for cyclic QP number allocation
  * @fault: injection sites
+ * @mad_pool: DMA-mapped buffers for the MAD receive queue
  * @debugfs: /sys/kernel/debug/rdmasim/rdmasim<N>
  */
 struct rsim_dev {
@@ -190,6 +192,7 @@ struct rsim_dev {
 	struct xarray qp_xa;
 	u32 qp_next;
 	struct rsim_fault_point fault[RSIM_FAULT_NR];
+	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
 };
 
@@ -390,6 +393,14 @@ int rsim_fault_get_nth(struct rsim_dev *rsim, enum rsim_fault_site site);
 int rsim_fault_injected(struct rsim_dev *rsim, enum rsim_fault_site site);
 void rsim_fault_init(struct rsim_dev *rsim);
 void rsim_fault_debugfs_init(struct rsim_dev *rsim);
+
+/* puda.c */
+void rsim_puda_init(struct dentry *root);
+void rsim_puda_exit(void);
+void rsim_puda_set_fail_nth(struct rsim_puda_pool *pool, int alloc_nth,
+			    int map_nth);
+int rsim_puda_live_mappings(void);
+void rsim_puda_set_global_fail_nth(int alloc_nth, int map_nth);
 
 /* debugfs.c */
 void rsim_debugfs_register(void);
