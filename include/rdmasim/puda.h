@@ -13,6 +13,9 @@
  * rsim_puda_sync_for_cpu() when the device hands it back, before the CPU
  * reads what the device wrote. rsim_puda_put() takes back a buffer the
  * CPU owns.
+ *
+ * Context: pools are used from process or softirq context, never from a
+ * hardirq handler (their locks are BH-safe); single buffers from anywhere.
  */
 #ifndef RDMASIM_PUDA_H
 #define RDMASIM_PUDA_H

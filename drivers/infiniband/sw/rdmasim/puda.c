@@ -12,7 +12,10 @@
  * every get and put takes the pool lock, as irdma's pool does.
  *
  * Lock order: a CPU cache's lock, then the pool lock. Two cache locks are
- * never held at once.
+ * never held at once. The locks are BH-safe, not IRQ-safe: get and put
+ * run in process or softirq context (completion handlers run in softirq
+ * or a workqueue), and disabling interrupts on every get and put would
+ * cost more than the rest of it (on UML, two sigprocmask() calls).
  *
  * Counters: everything about the shared list changes under the pool lock;
  * gets and puts are counted in the CPU cache that served them, under its
@@ -291,7 +294,8 @@ EXPORT_SYMBOL_GPL(rsim_puda_buf_free);
  * failure part way unmaps and frees the ones already made and leaves the
  * pool as it was.
  *
- * Context: any, as @gfp allows; takes the pool lock.
+ * Context: process or softirq context, as @gfp allows; takes the pool
+ * lock.
  * Return: the number of buffers added; -EINVAL for a zero @count, -ENOSPC
  * if the pool is at its max, -ENOMEM or -EIO if an allocation or a mapping
  * failed (nothing added), -ENODEV after destroy.
@@ -299,7 +303,6 @@ EXPORT_SYMBOL_GPL(rsim_puda_buf_free);
 int rsim_puda_grow(struct rsim_puda_pool *pool, u32 count, gfp_t gfp)
 {
 	struct rsim_puda_buf *buf, *tmp;
-	unsigned long flags;
 	LIST_HEAD(fresh);
 	u32 n, i;
 	int err = 0;
@@ -307,14 +310,14 @@ int rsim_puda_grow(struct rsim_puda_pool *pool, u32 count, gfp_t gfp)
 	if (!count)
 		return -EINVAL;
 
-	spin_lock_irqsave(&pool->lock, flags);
+	spin_lock_bh(&pool->lock);
 	if (pool->dead) {
-		spin_unlock_irqrestore(&pool->lock, flags);
+		spin_unlock_bh(&pool->lock);
 		return -ENODEV;
 	}
 	n = min(count, pool->cfg.max - pool->allocated - pool->reserved);
 	pool->reserved += n;
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_bh(&pool->lock);
 	if (!n)
 		return -ENOSPC;
 
@@ -326,7 +329,7 @@ int rsim_puda_grow(struct rsim_puda_pool *pool, u32 count, gfp_t gfp)
 		list_add_tail(&buf->node, &fresh);
 	}
 
-	spin_lock_irqsave(&pool->lock, flags);
+	spin_lock_bh(&pool->lock);
 	pool->reserved -= n;
 	if (err) {
 		if (err == -EIO)
@@ -341,7 +344,7 @@ int rsim_puda_grow(struct rsim_puda_pool *pool, u32 count, gfp_t gfp)
 		pool->allocated += n;
 		pool->grows++;
 	}
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_bh(&pool->lock);
 
 	/* a partial grow: undo it, nothing reached the pool */
 	list_for_each_entry_safe(buf, tmp, &fresh, node) {
@@ -397,18 +400,17 @@ static void rsim_puda_refill_locked(struct rsim_puda_pool *pool,
 static struct rsim_puda_buf *rsim_puda_steal(struct rsim_puda_pool *pool)
 {
 	struct rsim_puda_buf *buf = NULL;
-	unsigned long flags;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct rsim_puda_pcp *pcp = per_cpu_ptr(pool->pcp, cpu);
 
-		spin_lock_irqsave(&pcp->lock, flags);
+		spin_lock_bh(&pcp->lock);
 		if (pcp->count) {
 			buf = pcp->bufs[--pcp->count];
 			pcp->gets++;
 		}
-		spin_unlock_irqrestore(&pcp->lock, flags);
+		spin_unlock_bh(&pcp->lock);
 		if (buf)
 			break;
 	}
@@ -419,29 +421,28 @@ static struct rsim_puda_buf *rsim_puda_take(struct rsim_puda_pool *pool)
 {
 	struct rsim_puda_buf *buf = NULL;
 	struct rsim_puda_pcp *pcp;
-	unsigned long flags;
 
 	if (!pool->pcp) {
-		spin_lock_irqsave(&pool->lock, flags);
+		spin_lock_bh(&pool->lock);
 		buf = rsim_puda_take_locked(pool);
 		if (buf) {
 			pool->gets++;
 			rsim_puda_hwm_locked(pool);
 		}
-		spin_unlock_irqrestore(&pool->lock, flags);
+		spin_unlock_bh(&pool->lock);
 		return buf;
 	}
 
 	/* migration after raw_cpu_ptr() only means using another cache */
 	pcp = raw_cpu_ptr(pool->pcp);
-	spin_lock_irqsave(&pcp->lock, flags);
+	spin_lock_bh(&pcp->lock);
 	if (!pcp->count)
 		rsim_puda_refill_locked(pool, pcp);
 	if (pcp->count) {
 		buf = pcp->bufs[--pcp->count];
 		pcp->gets++;
 	}
-	spin_unlock_irqrestore(&pcp->lock, flags);
+	spin_unlock_bh(&pcp->lock);
 	return buf ? buf : rsim_puda_steal(pool);
 }
 
@@ -451,23 +452,22 @@ static struct rsim_puda_buf *rsim_puda_take(struct rsim_puda_pool *pool)
  * @gfp: allocation flags for growing an empty pool (GFP_ATOMIC in atomic
  *	context); used only if the pool was created with a grow step
  *
- * Context: any, as @gfp allows. The common path takes only the current
- * CPU's cache lock.
+ * Context: process or softirq context (never hardirq), as @gfp allows.
+ * The common path takes only the current CPU's cache lock.
  * Return: a buffer the CPU owns, or NULL if the pool is empty and cannot
  * grow (counted in the "empty" statistic).
  */
 struct rsim_puda_buf *rsim_puda_get(struct rsim_puda_pool *pool, gfp_t gfp)
 {
 	struct rsim_puda_buf *buf = rsim_puda_take(pool);
-	unsigned long flags;
 
 	if (!buf && pool->cfg.grow &&
 	    rsim_puda_grow(pool, pool->cfg.grow, gfp) > 0)
 		buf = rsim_puda_take(pool);
 	if (!buf) {
-		spin_lock_irqsave(&pool->lock, flags);
+		spin_lock_bh(&pool->lock);
 		pool->empty++;
-		spin_unlock_irqrestore(&pool->lock, flags);
+		spin_unlock_bh(&pool->lock);
 		return NULL;
 	}
 	buf->out = true;
@@ -490,21 +490,20 @@ static void rsim_puda_pool_free(struct rsim_puda_pool *pool)
 static void rsim_puda_put_slow(struct rsim_puda_pool *pool,
 			       struct rsim_puda_buf *buf)
 {
-	unsigned long flags;
 	bool last = false;
 
-	spin_lock_irqsave(&pool->lock, flags);
+	spin_lock_bh(&pool->lock);
 	pool->puts++;
 	if (!pool->dead) {
 		list_add(&buf->node, &pool->free);
 		pool->nr_free++;
-		spin_unlock_irqrestore(&pool->lock, flags);
+		spin_unlock_bh(&pool->lock);
 		return;
 	}
 	list_del(&buf->all);
 	pool->allocated--;
 	last = --pool->dead_out == 0;
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_bh(&pool->lock);
 
 	rsim_puda_buf_release(buf);
 	if (last)
@@ -521,17 +520,17 @@ static void rsim_puda_put_slow(struct rsim_puda_pool *pool,
  * counted ("bad_puts"), never added twice. After rsim_puda_pool_destroy()
  * the buffer is unmapped and freed here.
  *
- * Context: any. The common path takes only the current CPU's cache lock.
+ * Context: process or softirq context (never hardirq). The common path
+ * takes only the current CPU's cache lock.
  */
 void rsim_puda_put(struct rsim_puda_pool *pool, struct rsim_puda_buf *buf)
 {
 	struct rsim_puda_pcp *pcp;
-	unsigned long flags;
 
 	if (unlikely(buf->pool != pool || !buf->out)) {
-		spin_lock_irqsave(&pool->lock, flags);
+		spin_lock_bh(&pool->lock);
 		pool->bad_puts++;
-		spin_unlock_irqrestore(&pool->lock, flags);
+		spin_unlock_bh(&pool->lock);
 		dev_err_ratelimited(pool->dev,
 				    "puda %s: refused put of a buffer %s\n",
 				    pool->name, buf->pool != pool ?
@@ -546,9 +545,9 @@ void rsim_puda_put(struct rsim_puda_pool *pool, struct rsim_puda_buf *buf)
 	}
 
 	pcp = raw_cpu_ptr(pool->pcp);
-	spin_lock_irqsave(&pcp->lock, flags);
+	spin_lock_bh(&pcp->lock);
 	if (unlikely(pcp->dead)) {
-		spin_unlock_irqrestore(&pcp->lock, flags);
+		spin_unlock_bh(&pcp->lock);
 		rsim_puda_put_slow(pool, buf);
 		return;
 	}
@@ -567,7 +566,7 @@ void rsim_puda_put(struct rsim_puda_pool *pool, struct rsim_puda_buf *buf)
 			(pcp->count - half) * sizeof(*pcp->bufs));
 		pcp->count -= half;
 	}
-	spin_unlock_irqrestore(&pcp->lock, flags);
+	spin_unlock_bh(&pcp->lock);
 }
 EXPORT_SYMBOL_GPL(rsim_puda_put);
 
@@ -579,12 +578,11 @@ EXPORT_SYMBOL_GPL(rsim_puda_put);
  * Free buffers are counted where they are (shared list, each CPU cache),
  * one lock at a time: exact when no get or put runs.
  *
- * Context: any.
+ * Context: process or softirq context.
  */
 void rsim_puda_get_stats(struct rsim_puda_pool *pool,
 			 struct rsim_puda_stats *stats)
 {
-	unsigned long flags;
 	int cpu;
 
 	memset(stats, 0, sizeof(*stats));
@@ -592,14 +590,14 @@ void rsim_puda_get_stats(struct rsim_puda_pool *pool,
 		for_each_possible_cpu(cpu) {
 			struct rsim_puda_pcp *pcp = per_cpu_ptr(pool->pcp, cpu);
 
-			spin_lock_irqsave(&pcp->lock, flags);
+			spin_lock_bh(&pcp->lock);
 			stats->available += pcp->count;
 			stats->gets += pcp->gets;
 			stats->puts += pcp->puts;
-			spin_unlock_irqrestore(&pcp->lock, flags);
+			spin_unlock_bh(&pcp->lock);
 		}
 	}
-	spin_lock_irqsave(&pool->lock, flags);
+	spin_lock_bh(&pool->lock);
 	stats->available += pool->nr_free;
 	stats->gets += pool->gets;
 	stats->puts += pool->puts;
@@ -610,7 +608,7 @@ void rsim_puda_get_stats(struct rsim_puda_pool *pool,
 	stats->map_fail = pool->map_fail;
 	stats->empty = pool->empty;
 	stats->bad_puts = pool->bad_puts;
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_bh(&pool->lock);
 	stats->outstanding = stats->gets - stats->puts;
 }
 EXPORT_SYMBOL_GPL(rsim_puda_get_stats);
@@ -749,7 +747,6 @@ EXPORT_SYMBOL_GPL(rsim_puda_pool_create);
 unsigned int rsim_puda_pool_destroy(struct rsim_puda_pool *pool)
 {
 	struct rsim_puda_buf *buf, *tmp;
-	unsigned long flags;
 	LIST_HEAD(doomed);
 	unsigned int out;
 	int cpu;
@@ -762,7 +759,7 @@ unsigned int rsim_puda_pool_destroy(struct rsim_puda_pool *pool)
 		for_each_possible_cpu(cpu) {
 			struct rsim_puda_pcp *pcp = per_cpu_ptr(pool->pcp, cpu);
 
-			spin_lock_irqsave(&pcp->lock, flags);
+			spin_lock_bh(&pcp->lock);
 			pcp->dead = true;
 			spin_lock(&pool->lock);
 			while (pcp->count) {
@@ -771,11 +768,11 @@ unsigned int rsim_puda_pool_destroy(struct rsim_puda_pool *pool)
 				pool->nr_free++;
 			}
 			spin_unlock(&pool->lock);
-			spin_unlock_irqrestore(&pcp->lock, flags);
+			spin_unlock_bh(&pcp->lock);
 		}
 	}
 
-	spin_lock_irqsave(&pool->lock, flags);
+	spin_lock_bh(&pool->lock);
 	pool->dead = true;
 	list_for_each_entry(buf, &pool->free, node)
 		list_del(&buf->all);
@@ -787,7 +784,7 @@ unsigned int rsim_puda_pool_destroy(struct rsim_puda_pool *pool)
 	list_for_each_entry(buf, &pool->all, all)
 		dev_warn(pool->dev, "puda %s: buffer %pad (%u bytes) still out at destroy\n",
 			 pool->name, &buf->dma, buf->len);
-	spin_unlock_irqrestore(&pool->lock, flags);
+	spin_unlock_bh(&pool->lock);
 
 	list_for_each_entry_safe(buf, tmp, &doomed, node) {
 		list_del(&buf->node);
