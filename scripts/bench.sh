@@ -9,12 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
 
-mkdir -p "$RSIM_OUT"
-"$RSIM_TOP/scripts/setup-host.sh"
-rsim_fetch_source 7.3
-rsim_build_uml bench
-rsim_build_modules "$RSIM_KBUILD" um uml-7.3-bench
-export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
+rsim_uml_ready bench uml-7.3-bench
 export RSIM_UML_NCPUS=2
 stage "booting the benchmark kernel (2 CPUs)"
 "$RSIM_TOP/scripts/run-uml.sh" bench "$RSIM_OUT/uml-bench.log"

@@ -8,12 +8,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
 
-mkdir -p "$RSIM_OUT"
-"$RSIM_TOP/scripts/setup-host.sh"
-rsim_fetch_source 7.3
-rsim_build_uml debug
-rsim_build_modules "$RSIM_KBUILD" um uml-7.3
-export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
+rsim_uml_ready debug uml-7.3
 stage "booting UML (rdmasim, rdma_rxe, siw)"
 "$RSIM_TOP/scripts/run-uml.sh" demo "$RSIM_OUT/uml-demo.log"
 sed -n '/RSIM-DEMO-BEGIN/,/RSIM-DEMO-END/p' "$RSIM_OUT/uml-demo.log" |

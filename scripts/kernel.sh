@@ -175,3 +175,15 @@ rsim_stock_headers() {
 	[ -f "$RSIM_STOCK_KDIR/Makefile" ] || die "no $RSIM_STOCK_KDIR"
 	stage "stock headers: $pkg"
 }
+
+# rsim_uml_ready <debug|bench> <name>: everything a UML run needs, from a
+# fresh machine: host packages, linux-source-7.3, the UML kernel of that
+# kind, and the modules built against it; exports what run-uml.sh reads.
+rsim_uml_ready() {
+	mkdir -p "$RSIM_OUT"
+	"$RSIM_TOP/scripts/setup-host.sh"
+	rsim_fetch_source 7.3
+	rsim_build_uml "$1"
+	rsim_build_modules "$RSIM_KBUILD" um "$2"
+	export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
+}

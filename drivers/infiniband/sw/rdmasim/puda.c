@@ -615,12 +615,18 @@ EXPORT_SYMBOL_GPL(rsim_puda_get_stats);
 
 static int rsim_puda_stats_show(struct seq_file *m, void *unused)
 {
+	static const char * const dirs[] = {
+		[DMA_BIDIRECTIONAL] = "bidirectional",
+		[DMA_TO_DEVICE] = "to_device",
+		[DMA_FROM_DEVICE] = "from_device",
+	};
 	struct rsim_puda_pool *pool = m->private;
 	struct rsim_puda_stats st;
 
 	rsim_puda_get_stats(pool, &st);
-	seq_printf(m, "buf_len %u\ndir %d\nmax %u\ngrow %u\ncache %u\n",
-		   pool->cfg.buf_len, pool->cfg.dir, pool->cfg.max,
+	/* rsim_puda_check_config() admitted only these three directions */
+	seq_printf(m, "buf_len %u\ndir %s\nmax %u\ngrow %u\ncache %u\n",
+		   pool->cfg.buf_len, dirs[pool->cfg.dir], pool->cfg.max,
 		   pool->cfg.grow, pool->cfg.cache);
 	seq_printf(m, "allocated %llu\navailable %llu\noutstanding %llu\n",
 		   st.allocated, st.available, st.outstanding);
