@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Suite rdmasim_qp: QP objects, the state machine, attribute validation,
- * the receive queue and the (not yet executing) send queue.
+ * the receive queue, and the send queue of QPs that do not send yet.
  */
 
 #include "helpers.h"
@@ -487,7 +487,8 @@ static void rsim_qp_test_psn_masked_to_24_bits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qa.rq_psn, 0x100);
 }
 
-static void rsim_qp_test_post_send_refused(struct kunit *test)
+/* UD QPs do not send yet (RC and UC: suite rdmasim_datapath) */
+static void rsim_qp_test_post_send_ud_refused(struct kunit *test)
 {
 	struct ib_qp *qp;
 	struct ib_send_wr wr2 = { .opcode = IB_WR_SEND };
@@ -495,8 +496,7 @@ static void rsim_qp_test_post_send_refused(struct kunit *test)
 	const struct ib_send_wr *bad = NULL;
 
 	rsim_qp_fixture(test);
-	qp = rsim_kunit_qp(test, IB_QPT_RC);
-	rsim_qp_walk_to(test, qp, IB_QPS_RTS);
+	qp = rsim_kunit_qp(test, IB_QPT_UD);
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr1, &bad), -EOPNOTSUPP);
 	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr1);
 }
@@ -567,7 +567,7 @@ static struct kunit_case rsim_qp_test_cases[] = {
 	KUNIT_CASE_PARAM(rsim_qp_test_bad_transition, rsim_trans_gen_params),
 	KUNIT_CASE_PARAM(rsim_qp_test_bad_attribute, rsim_attr_gen_params),
 	KUNIT_CASE(rsim_qp_test_psn_masked_to_24_bits),
-	KUNIT_CASE(rsim_qp_test_post_send_refused),
+	KUNIT_CASE(rsim_qp_test_post_send_ud_refused),
 	KUNIT_CASE(rsim_qp_test_post_recv_rules),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}

@@ -5,7 +5,9 @@
 # Boot the UML kernel $RSIM_KBUILD with the host's / as a read-only hostfs
 # root and scripts/uml-init.sh as init; the console goes to the log.
 # Needs RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER (scripts/kernel.sh) and
-# RSIM_MODDIR (where the rdmasim modules were built).
+# RSIM_MODDIR (where the rdmasim modules were built). RSIM_UML_ARGS adds
+# kernel parameters, e.g. kunit.filter_glob=rdmasim_datapath to run one
+# suite while developing.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -15,11 +17,12 @@ mode=$1 log=$2
 # UML keeps its per-instance files in $TMPDIR and maps its memory from
 # there (or /dev/shm).
 export TMPDIR=${TMPDIR:-/tmp}
+# shellcheck disable=SC2086 # RSIM_UML_ARGS: words on purpose
 timeout --foreground -k 10 "${RSIM_UML_TIMEOUT:-1500}" \
 	"$RSIM_KBUILD/linux" mem=2G ncpus="${RSIM_UML_NCPUS:-1}" seccomp=on \
 	rootfstype=hostfs rootflags=/ ro \
 	init="$RSIM_TOP/scripts/uml-init.sh" \
 	RSIM_TOP="$RSIM_TOP" RSIM_MODDIR="$RSIM_MODDIR" \
 	RSIM_MODROOT="$RSIM_MODROOT" RSIM_KVER="$RSIM_KVER" RSIM_MODE="$mode" \
-	con0=null,fd:1 con=null >"$log" 2>&1 </dev/null || true
+	con0=null,fd:1 con=null ${RSIM_UML_ARGS:-} >"$log" 2>&1 </dev/null || true
 grep -q "RSIM-DONE" "$log" || die "UML run did not finish (log: $log)"

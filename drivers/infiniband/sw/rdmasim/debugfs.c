@@ -7,6 +7,8 @@
  *			refusals at the limit
  *	limits		every advertised limit (ib_query_device() gives them
  *			to kernel clients; there is no userspace provider)
+ *	datapath	what the loopback data path did: WRs executed,
+ *			bytes moved, WRs failed, SENDs that waited (RNR)
  *	fault/		injection sites (fault.c)
  *	mad_pool/	the PUDA pool of the MAD receive queue (puda.c)
  * /sys/kernel/debug/rdmasim/puda/
@@ -62,6 +64,20 @@ static int rsim_limits_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_limits);
 
+static int rsim_datapath_show(struct seq_file *m, void *unused)
+{
+	struct rsim_dev *rsim = m->private;
+	struct rsim_dp_stats st;
+
+	spin_lock_irq(&rsim->dp_lock);
+	st = rsim->dp;
+	spin_unlock_irq(&rsim->dp_lock);
+	seq_printf(m, "wqes %llu\nbytes %llu\nerrors %llu\nrnr_waits %llu\n",
+		   st.wqes, st.bytes, st.errors, st.rnr_waits);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rsim_datapath);
+
 void rsim_debugfs_register(void)
 {
 	rsim_debugfs_root = debugfs_create_dir(RSIM_DRV_NAME, NULL);
@@ -87,6 +103,8 @@ void rsim_debugfs_dev_init(struct rsim_dev *rsim)
 			    &rsim_resources_fops);
 	debugfs_create_file("limits", 0400, rsim->debugfs, rsim,
 			    &rsim_limits_fops);
+	debugfs_create_file("datapath", 0400, rsim->debugfs, rsim,
+			    &rsim_datapath_fops);
 	rsim_fault_debugfs_init(rsim);
 }
 

@@ -12,6 +12,8 @@
  * nothing leaves the MR exactly as it was.
  */
 
+#include <linux/dma-direct.h>
+#include <linux/highmem.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -61,12 +63,15 @@ static struct rsim_mr *rsim_mr_new(struct rsim_dev *rsim,
 	mr->max_segs = max_segs;
 
 	if (max_segs) {
+		/* the descriptor list, then the registered translation */
 		mr->segs = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
-			   rsim_kzalloc_objs(*mr->segs, max_segs, GFP_KERNEL);
+			   rsim_kzalloc_objs(*mr->segs, 2 * (size_t)max_segs,
+					     GFP_KERNEL);
 		if (!mr->segs) {
 			err = -ENOMEM;
 			goto err_free_mr;
 		}
+		mr->reg.mtt = mr->segs + max_segs;
 	}
 
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
@@ -85,6 +90,7 @@ static struct rsim_mr *rsim_mr_new(struct rsim_dev *rsim,
 	mr->index = index;
 	mr->ibmr.lkey = (index << RSIM_KEY_VARIANT_BITS) | variant;
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->reg.key = mr->ibmr.lkey;
 	return mr;
 
 err_free_segs:
@@ -101,6 +107,8 @@ static void rsim_mr_free(struct rsim_mr *mr)
 	struct rsim_dev *rsim = mr->rsim;
 
 	xa_erase(&rsim->mr_xa, mr->index);
+	/* an engine run that found the MR before the erase has finished */
+	rsim_dp_sync(rsim);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kfree(mr->segs);
@@ -293,6 +301,8 @@ static int rsim_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sgl,
 	}
 
 	mr->page_size = ibmr->page_size;
+	/* where the MR's first byte sits in its first page */
+	mr->first_off = gaps ? 0 : ibmr->iova & (ibmr->page_size - 1);
 	if (sg_offset)
 		*sg_offset = off;
 	return ret;
@@ -341,6 +351,8 @@ static struct ib_mr *rsim_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr->state = RSIM_MR_VALID;
 	mr->ibmr.iova = 0;
 	mr->ibmr.length = U64_MAX;
+	mr->reg.access = access | IB_ACCESS_LOCAL_WRITE;
+	mr->reg.length = U64_MAX;
 	return &mr->ibmr;
 }
 
@@ -378,7 +390,7 @@ static struct ib_mr *rsim_mr_reg_user(struct ib_pd *ibpd, u64 start,
 		return ERR_CAST(umem);
 	}
 	mr->umem = umem;
-	mr->state = RSIM_MR_VALID;
+	/* user memory is not reachable by the kernel data path: FREE */
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;
@@ -392,6 +404,280 @@ static struct ib_mr *rsim_reg_user_mr(struct ib_pd *ibpd, u64 start,
 {
 	return rsim_mr_reg_user(ibpd, start, length, iova, access,
 				RSIM_DMAH_ARG, udata);
+}
+
+/*
+ * The data path's view of MRs. Everything below runs with the device's
+ * dp_lock held, which serialises it against REG_MR, LOCAL_INV and
+ * remote invalidation (all executed by the engine) and against dereg
+ * (rsim_mr_free() syncs with the engine after unpublishing the MR).
+ */
+
+static bool rsim_mr_is_fast_reg(const struct rsim_mr *mr)
+{
+	return mr->type == IB_MR_TYPE_MEM_REG || mr->type == IB_MR_TYPE_SG_GAPS;
+}
+
+/* the MR a key names, whatever its variant; NULL if none */
+static struct rsim_mr *rsim_mr_find(struct rsim_dev *rsim, u32 key)
+{
+	lockdep_assert_held(&rsim->dp_lock);
+	if (!RSIM_KEY_INDEX(key))
+		return NULL;
+	return xa_load(&rsim->mr_xa, RSIM_KEY_INDEX(key));
+}
+
+/**
+ * rsim_mr_fast_reg() - execute an IB_WR_REG_MR work request
+ * @rsim: device
+ * @pd: the posting QP's PD
+ * @ibmr: reg_wr(wr)->mr
+ * @key: reg_wr(wr)->key: the MR's key index with any 8-bit variant
+ * @access: reg_wr(wr)->access
+ *
+ * The MR must belong to this device and @pd, be a fast-registration MR in
+ * the FREE state (registering a valid MR needs a LOCAL_INV first, as in
+ * rxe and the IBA), have a translation from map_mr_sg that covers its
+ * length, and @key must name it. The translation is copied, so a later map_mr_sg does not
+ * change the registration.
+ *
+ * Context: dp_lock held.
+ * Return: IB_WC_SUCCESS or IB_WC_LOC_QP_OP_ERR.
+ */
+enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
+				   struct ib_mr *ibmr, u32 key, int access)
+{
+	struct rsim_mr *mr = rsim_mr_find(rsim, key);
+	u64 cap = 0;
+	u32 i;
+
+	if (!mr || &mr->ibmr != ibmr || ibmr->pd != pd ||
+	    !rsim_mr_is_fast_reg(mr) || mr->state != RSIM_MR_FREE ||
+	    !mr->nsegs || !ibmr->length)
+		return IB_WC_LOC_QP_OP_ERR;
+	if (rsim_mr_check_access(ibmr->device, access))
+		return IB_WC_LOC_QP_OP_ERR;
+	/* a length the consumer raised past the translation is refused */
+	if (mr->type == IB_MR_TYPE_MEM_REG)
+		cap = (u64)mr->nsegs * mr->page_size - mr->first_off;
+	else
+		for (i = 0; i < mr->nsegs; i++)
+			cap += mr->segs[i].len;
+	if (ibmr->length > cap)
+		return IB_WC_LOC_QP_OP_ERR;
+
+	memcpy(mr->reg.mtt, mr->segs, mr->nsegs * sizeof(*mr->segs));
+	mr->reg.nsegs = mr->nsegs;
+	mr->reg.page_size = mr->type == IB_MR_TYPE_MEM_REG ? mr->page_size : 0;
+	mr->reg.first_off = mr->first_off;
+	mr->reg.iova = ibmr->iova;
+	mr->reg.length = ibmr->length;
+	mr->reg.access = access;
+	mr->reg.key = key;
+	mr->access = access;
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	mr->state = RSIM_MR_VALID;
+	return IB_WC_SUCCESS;
+}
+
+/**
+ * rsim_mr_invalidate() - execute LOCAL_INV, or SEND_WITH_INV at the responder
+ * @rsim: device
+ * @pd: the executing QP's PD
+ * @key: the key to invalidate: a valid fast-registration MR's key,
+ *	variant included
+ *
+ * Context: dp_lock held.
+ * Return: IB_WC_SUCCESS, or IB_WC_LOC_QP_OP_ERR (no such key, another
+ * variant, not a fast-registration MR, another PD, or not valid).
+ */
+enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
+				     u32 key)
+{
+	struct rsim_mr *mr = rsim_mr_find(rsim, key);
+
+	if (!mr || !rsim_mr_is_fast_reg(mr) || mr->ibmr.pd != pd ||
+	    mr->state != RSIM_MR_VALID || mr->reg.key != key)
+		return IB_WC_LOC_QP_OP_ERR;
+	mr->state = RSIM_MR_FREE;
+	return IB_WC_SUCCESS;
+}
+
+/**
+ * rsim_mr_lookup() - check an access to registered memory
+ * @rsim: device
+ * @pd: the accessing QP's PD
+ * @key: lkey (local) or rkey (@remote)
+ * @remote: @key is an rkey; the local DMA lkey is not one
+ * @addr: first address
+ * @len: bytes; a zero-length access is not checked at all
+ * @access: IB_ACCESS_* the access needs (0 for a local read)
+ * @ref: the checked range, on success
+ *
+ * The key must name a valid MR of this device, variant included, in @pd,
+ * whose registration grants @access and contains [@addr, @addr + @len).
+ *
+ * Context: dp_lock held.
+ * Return: 0 or -EACCES.
+ */
+int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
+		   bool remote, u64 addr, u64 len, int access,
+		   struct rsim_mem_ref *ref)
+{
+	struct rsim_mr *mr;
+	u64 off;
+
+	*ref = (struct rsim_mem_ref){ .len = len };
+	/* a zero-length access checks nothing (IBA: no R_Key check) */
+	if (!len)
+		return 0;
+	if (key == RSIM_LOCAL_DMA_LKEY && !remote) {
+		/* the whole DMA address space, any PD, local access only */
+		ref->off = addr;
+		return addr + len - 1 < addr ? -EACCES : 0;
+	}
+	mr = rsim_mr_find(rsim, key);
+	if (!mr || mr->state != RSIM_MR_VALID || mr->reg.key != key ||
+	    mr->ibmr.pd != pd || (mr->reg.access & access) != access)
+		return -EACCES;
+	if (addr < mr->reg.iova)
+		return -EACCES;
+	off = addr - mr->reg.iova;
+	if (off > mr->reg.length || len > mr->reg.length - off)
+		return -EACCES;
+	ref->mr = mr;
+	ref->off = off;
+	return 0;
+}
+
+/*
+ * The DMA address of byte @pos of a checked range and how many bytes
+ * from there are contiguous in the translation.
+ */
+static u64 rsim_ref_dma(const struct rsim_mem_ref *ref, u64 pos, u64 *contig)
+{
+	const struct rsim_mr *mr = ref->mr;
+	u64 at = ref->off + pos;
+	u32 i;
+
+	if (!mr || !mr->reg.mtt) {
+		/* local DMA lkey or DMA MR: DMA address == address */
+		*contig = ref->len - pos;
+		return mr ? mr->reg.iova + at : at;
+	}
+	at += mr->reg.first_off;
+	if (mr->reg.page_size) {
+		u64 ps = mr->reg.page_size;
+
+		i = div64_u64(at, ps);
+		at -= (u64)i * ps;
+		*contig = min(ps - at, ref->len - pos);
+		return mr->reg.mtt[i].addr + at;
+	}
+	/* the lookup checked the range against the registered length */
+	for (i = 0; i + 1 < mr->reg.nsegs && at >= mr->reg.mtt[i].len; i++)
+		at -= mr->reg.mtt[i].len;
+	*contig = min(mr->reg.mtt[i].len - at, ref->len - pos);
+	return mr->reg.mtt[i].addr + at;
+}
+
+/*
+ * The device's access to a DMA address: through dma-direct's translation
+ * back to a physical page, as a DMA engine without an IOMMU reaches
+ * memory. An address that is not RAM is a bus error.
+ */
+static void *rsim_dma_map_local(struct rsim_dev *rsim, u64 dma, u64 *len)
+{
+	phys_addr_t phys = dma_to_phys(&rsim->pdev->dev, dma);
+	unsigned long pfn = PHYS_PFN(phys);
+
+	if (!pfn_valid(pfn))
+		return NULL;
+	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(phys));
+	return kmap_local_page(pfn_to_page(pfn)) + offset_in_page(phys);
+}
+
+/* a cursor over a list of checked ranges */
+struct rsim_cursor {
+	const struct rsim_mem_ref *refs;
+	u32 n;
+	u32 i;
+	u64 pos;
+};
+
+static void rsim_cursor_skip_empty(struct rsim_cursor *c)
+{
+	while (c->i < c->n && c->pos == c->refs[c->i].len) {
+		c->i++;
+		c->pos = 0;
+	}
+}
+
+/**
+ * rsim_mr_copy() - move bytes between registered memory, as the device
+ * @rsim: device
+ * @dst: checked destination ranges
+ * @ndst: entries in @dst
+ * @src: checked source ranges (ignored if @src_buf is set)
+ * @nsrc: entries in @src
+ * @src_buf: kernel buffer holding the source (inline data), or NULL
+ * @len: bytes to move; the ranges hold at least that many
+ *
+ * Context: dp_lock held; does not sleep.
+ * Return: 0, or -EFAULT if a destination DMA address is not RAM, -ENXIO
+ * if a source one is not (some bytes may have been written, as by a
+ * device that hits a bus error).
+ */
+int rsim_mr_copy(struct rsim_dev *rsim, const struct rsim_mem_ref *dst,
+		 u32 ndst, const struct rsim_mem_ref *src, u32 nsrc,
+		 const void *src_buf, u64 len)
+{
+	struct rsim_cursor d = { .refs = dst, .n = ndst };
+	struct rsim_cursor s = { .refs = src, .n = nsrc };
+	u64 done = 0;
+
+	while (done < len) {
+		u64 dcont, scont, dma, n;
+		void *dp;
+		const void *sp;
+		void *smap = NULL;
+
+		rsim_cursor_skip_empty(&d);
+		if (WARN_ON_ONCE(d.i == d.n))
+			return -EFAULT;
+		n = len - done;
+		dma = rsim_ref_dma(&d.refs[d.i], d.pos, &dcont);
+		dp = rsim_dma_map_local(rsim, dma, &n);
+		if (!dp)
+			return -EFAULT;
+		n = min(n, dcont);
+		if (src_buf) {
+			sp = src_buf + done;
+		} else {
+			rsim_cursor_skip_empty(&s);
+			if (WARN_ON_ONCE(s.i == s.n)) {
+				kunmap_local(dp);
+				return -ENXIO;
+			}
+			dma = rsim_ref_dma(&s.refs[s.i], s.pos, &scont);
+			smap = rsim_dma_map_local(rsim, dma, &n);
+			if (!smap) {
+				kunmap_local(dp);
+				return -ENXIO;
+			}
+			n = min(n, scont);
+			sp = smap;
+			s.pos += n;
+		}
+		memcpy(dp, sp, n);
+		if (smap)
+			kunmap_local(smap);
+		kunmap_local(dp);
+		d.pos += n;
+		done += n;
+	}
+	return 0;
 }
 
 /* Kernel MRs must never fail dereg: the core has dropped restrack already. */

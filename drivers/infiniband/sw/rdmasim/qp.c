@@ -1,14 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rdmasim: queue pairs: creation, the state machine, receive queues.
+ * rdmasim: queue pairs: creation, the state machine, work queues and the
+ * loopback data path.
  *
- * Executing send work requests arrives with the loopback data path; until
- * then post_send refuses every WR with -EOPNOTSUPP. Receive WRs are queued
- * (the MAD layer posts 512 of them on QP0 and QP1 when the device
- * registers) and flushed when the QP enters the error state.
+ * RC and UC QPs connected to a QP of the same device execute their send
+ * WRs at once, on the caller's context: the engine (rsim_dp_run()) takes
+ * the device's dp_lock, executes each WR at the head of the send queue
+ * against registered memory (every access checked: key and variant,
+ * state, PD, access rights, bounds) and completes it. Lock order:
+ * dp_lock, then one QP lock at a time, then CQ locks; completion handlers
+ * run after the engine has dropped every lock. Only the engine and
+ * modify_qp (which also takes dp_lock) move a send queue's head; post_send
+ * adds at the tail under the QP lock alone.
+ *
+ * UD, SMI and GSI QPs do not send yet (post_send: -EOPNOTSUPP); their
+ * receive WRs are queued (the MAD layer posts 512 on QP0 and QP1 when the
+ * device registers). Entering the error state flushes both queues.
  */
 
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "rdmasim.h"
 
@@ -25,25 +36,90 @@ struct rsim_recv_wqe {
 };
 
 /**
- * struct rsim_send_wqe - a posted send WR (slot layout; executed later)
+ * struct rsim_send_wqe - a posted send WR
  * @wr_id: consumer's cookie
  * @opcode: IB_WR_*
  * @send_flags: IB_SEND_*
- * @num_sge: entries in @sge
- * @sge: gather list
+ * @num_sge: entries in @sge (0 for inline data)
+ * @inline_len: bytes of inline data, stored where @sge would be
+ * @imm: immediate data (*_WITH_IMM)
+ * @inv: rkey to invalidate (SEND_WITH_INV, LOCAL_INV)
+ * @remote_addr: RDMA target address
+ * @rkey: RDMA target key
+ * @mr: REG_MR: the MR
+ * @key: REG_MR: the key to register it with
+ * @access: REG_MR: IB_ACCESS_* of the registration
+ * @sge: gather list, or the inline data
  */
 struct rsim_send_wqe {
 	u64 wr_id;
 	enum ib_wr_opcode opcode;
 	int send_flags;
 	u32 num_sge;
+	u32 inline_len;
+	__be32 imm;
+	u32 inv;
+	u64 remote_addr;
+	u32 rkey;
+	struct ib_mr *mr;
+	u32 key;
+	int access;
 	struct ib_sge sge[];
 };
+
+/* rsim_qp_exec(): the WR waits for a receive WR at the responder */
+#define RSIM_EXEC_WAIT		(-1)
+
+/* Bytes a message may carry: the port's max_msg_sz. */
+#define RSIM_MAX_MSG		0x80000000ULL
+
+/**
+ * struct rsim_kick - what an engine run must do once it holds no lock
+ * @cq: CQs with their rsim_cq_push() results (see rsim_cq_kick())
+ * @cq.cq: the CQ
+ * @cq.val: 1 to run its handler, negative after an overflow
+ * @ncq: used entries of @cq
+ */
+struct rsim_kick {
+	struct {
+		struct rsim_cq *cq;
+		int val;
+	} cq[8];
+	unsigned int ncq;
+};
+
+static void rsim_kick_add(struct rsim_kick *k, struct ib_cq *ibcq, int val)
+{
+	struct rsim_cq *cq = to_rsim_cq(ibcq);
+	unsigned int i;
+
+	if (!val)
+		return;
+	for (i = 0; i < k->ncq; i++)
+		if (k->cq[i].cq == cq)
+			break;
+	if (i == k->ncq) {
+		if (WARN_ON_ONCE(k->ncq == ARRAY_SIZE(k->cq)))
+			return;
+		k->cq[k->ncq].cq = cq;
+		k->cq[k->ncq++].val = 0;
+	}
+	if (val < 0 || k->cq[i].val == 0)
+		k->cq[i].val = val;
+}
+
+static void rsim_push(struct rsim_kick *k, struct ib_cq *ibcq,
+		      const struct ib_wc *wc, bool solicited)
+{
+	rsim_kick_add(k, ibcq, rsim_cq_push(to_rsim_cq(ibcq), wc, solicited));
+}
 
 void rsim_qp_init(struct rsim_dev *rsim)
 {
 	xa_init_flags(&rsim->qp_xa, XA_FLAGS_ALLOC);
 	rsim->qp_next = RSIM_QPN_MIN;
+	spin_lock_init(&rsim->dp_lock);
+	atomic_set(&rsim->dp_active, 0);
 }
 
 void rsim_qp_cleanup(struct rsim_dev *rsim)
@@ -57,18 +133,32 @@ static void *rsim_wqe(struct rsim_wq *wq, u32 n)
 	return wq->ring + (size_t)((wq->head + n) % wq->max_wr) * wq->wqe_size;
 }
 
+/*
+ * A ring of @max_wr slots of @hdr bytes plus @max_sge SGEs (or @payload
+ * bytes of inline data, if more), followed by @max_sge checked ranges:
+ * the engine's scratch space for the WR it executes.
+ */
 static int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq,
-			 u32 max_wr, u32 max_sge, size_t hdr)
+			 u32 max_wr, u32 max_sge, size_t hdr, size_t payload)
 {
+	size_t ring;
+
 	wq->max_wr = max_wr;
 	wq->max_sge = max_sge;
-	wq->wqe_size = hdr + (size_t)max_sge * sizeof(struct ib_sge);
+	wq->wqe_size = ALIGN(hdr + max_t(size_t, payload,
+					 (size_t)max_sge * sizeof(struct ib_sge)),
+			     sizeof(u64));
 	if (!max_wr)
 		return 0;
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		return -ENOMEM;
-	wq->ring = kvcalloc(max_wr, wq->wqe_size, GFP_KERNEL);
-	return wq->ring ? 0 : -ENOMEM;
+	ring = (size_t)max_wr * wq->wqe_size;
+	wq->ring = kvzalloc(ring + (size_t)max_sge * sizeof(struct rsim_mem_ref),
+			    GFP_KERNEL);
+	if (!wq->ring)
+		return -ENOMEM;
+	wq->refs = wq->ring + ring;
+	return 0;
 }
 
 static int rsim_qp_check_init(struct rsim_dev *rsim,
@@ -152,12 +242,13 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	err = rsim_wq_alloc(rsim, &qp->sq, init->cap.max_send_wr,
 			    init->cap.max_send_sge,
-			    sizeof(struct rsim_send_wqe));
+			    sizeof(struct rsim_send_wqe),
+			    init->cap.max_inline_data);
 	if (err)
 		goto err_res_put;
 	err = rsim_wq_alloc(rsim, &qp->rq, init->cap.max_recv_wr,
 			    init->cap.max_recv_sge,
-			    sizeof(struct rsim_recv_wqe));
+			    sizeof(struct rsim_recv_wqe), 0);
 	if (err)
 		goto err_free_sq;
 	/* last: the number makes the QP visible */
@@ -179,11 +270,17 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
+	u32 peer = qp->attr.dest_qp_num;
 
 	xa_erase(&rsim->qp_xa, ibqp->qp_num);
+	/* no engine run holds it now, and none will find it */
+	rsim_dp_sync(rsim);
 	kvfree(qp->rq.ring);
 	kvfree(qp->sq.ring);
 	rsim_res_put(rsim, RSIM_RES_QP);
+	/* a requester waiting on this responder learns that it is gone */
+	if (ibqp->qp_type == IB_QPT_RC)
+		rsim_dp_run(rsim, peer, true);
 	return 0;
 }
 
@@ -232,16 +329,26 @@ static int rsim_qp_check_attr(struct rsim_dev *rsim,
 	return 0;
 }
 
-/*
- * Posted receives complete with IB_WC_WR_FLUSH_ERR in the error state.
- * Returns what rsim_cq_kick() must do once the QP lock is dropped: 1 to
- * run the handler, negative after an overflow, else 0.
- */
-static int rsim_qp_flush_rq_locked(struct rsim_qp *qp)
+static enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
 {
-	struct rsim_cq *cq = to_rsim_cq(qp->ibqp.recv_cq);
-	int kick = 0;
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	default:
+		return IB_WC_SEND;
+	}
+}
 
+/* Posted receives complete with IB_WC_WR_FLUSH_ERR, in order. */
+static void rsim_qp_flush_rq_locked(struct rsim_qp *qp, struct rsim_kick *k)
+{
 	lockdep_assert_held(&qp->lock);
 	while (qp->rq.count) {
 		struct rsim_recv_wqe *wqe = rsim_wqe(&qp->rq, 0);
@@ -252,14 +359,50 @@ static int rsim_qp_flush_rq_locked(struct rsim_qp *qp)
 			.qp = &qp->ibqp,
 		};
 
-		int ret = rsim_cq_push(cq, &wc, false);
-
-		if (ret < 0 || (ret > 0 && kick == 0))
-			kick = ret;
+		rsim_push(k, qp->ibqp.recv_cq, &wc, false);
 		qp->rq.head = (qp->rq.head + 1) % qp->rq.max_wr;
 		qp->rq.count--;
 	}
-	return kick;
+}
+
+/* Send WRs not executed complete with IB_WC_WR_FLUSH_ERR, signaled or not. */
+static void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_kick *k)
+{
+	lockdep_assert_held(&qp->lock);
+	while (qp->sq.count) {
+		struct rsim_send_wqe *wqe = rsim_wqe(&qp->sq, 0);
+		struct ib_wc wc = {
+			.wr_id = wqe->wr_id,
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = rsim_wc_opcode(wqe->opcode),
+			.qp = &qp->ibqp,
+		};
+
+		rsim_push(k, qp->ibqp.send_cq, &wc, false);
+		qp->sq.head = (qp->sq.head + 1) % qp->sq.max_wr;
+		qp->sq.count--;
+	}
+	qp->rnr_wait = false;
+}
+
+/* Enter the error state: flush both queues (@sq: the send queue too). */
+static void rsim_qp_error_locked(struct rsim_qp *qp, bool sq,
+				 struct rsim_kick *k)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->state = IB_QPS_ERR;
+	if (sq)
+		rsim_qp_flush_sq_locked(qp, k);
+	rsim_qp_flush_rq_locked(qp, k);
+}
+
+static void rsim_kick_run(struct rsim_dev *rsim, struct rsim_kick *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->ncq; i++)
+		rsim_cq_kick(k->cq[i].cq, k->cq[i].val);
+	k->ncq = 0;
 }
 
 static void rsim_qp_apply_locked(struct rsim_qp *qp,
@@ -310,8 +453,10 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
+	struct rsim_kick k = { .ncq = 0 };
 	enum ib_qp_state cur, new;
-	int kick = 0;
+	unsigned long flags;
+	u32 peer;
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
@@ -320,8 +465,11 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (err)
 		return err;
 
-	spin_lock_irq(&qp->lock);
+	/* the engine must not be half way through one of this QP's WRs */
+	spin_lock_irqsave(&rsim->dp_lock, flags);
+	spin_lock(&qp->lock);
 	cur = qp->state;
+	peer = qp->attr.dest_qp_num;
 	/* IB_QP_CUR_STATE asserts the state the consumer believes in */
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
 		err = -EINVAL;
@@ -339,16 +487,27 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->sq.count = 0;
 		qp->rq.head = 0;
 		qp->rq.count = 0;
+		qp->rnr_wait = false;
 	} else {
 		rsim_qp_apply_locked(qp, attr, mask);
 	}
 	qp->state = new;
 	if (new == IB_QPS_ERR)
-		kick = rsim_qp_flush_rq_locked(qp);
+		rsim_qp_error_locked(qp, true, &k);
 out_unlock:
-	spin_unlock_irq(&qp->lock);
-	rsim_cq_kick(to_rsim_cq(ibqp->recv_cq), kick);
-	return err;
+	spin_unlock(&qp->lock);
+	spin_unlock_irqrestore(&rsim->dp_lock, flags);
+	rsim_kick_run(rsim, &k);
+	if (err || (ibqp->qp_type != IB_QPT_RC &&
+		    ibqp->qp_type != IB_QPT_UC))
+		return err;
+	/* SQD -> RTS resumes the send queue */
+	if (new == IB_QPS_RTS)
+		rsim_dp_run(rsim, ibqp->qp_num, false);
+	/* a requester waiting on this responder sees the change */
+	if (new != cur && ibqp->qp_type == IB_QPT_RC)
+		rsim_dp_run(rsim, peer, true);
+	return 0;
 }
 
 static int rsim_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
@@ -381,21 +540,526 @@ static int rsim_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	return 0;
 }
 
-/* Context: any; does not sleep. */
+/**
+ * rsim_dp_sync() - wait until no engine run uses an unpublished object
+ * @rsim: device
+ *
+ * Called after a QP or an MR was removed from its table: an engine run
+ * that found it before has finished with it, including the completion
+ * handlers it calls after dropping dp_lock.
+ *
+ * Context: process; may sleep.
+ */
+void rsim_dp_sync(struct rsim_dev *rsim)
+{
+	might_sleep();
+	spin_lock_irq(&rsim->dp_lock);
+	spin_unlock_irq(&rsim->dp_lock);
+	wait_var_event(&rsim->dp_active, !atomic_read(&rsim->dp_active));
+}
+
+/*
+ * The responder of an RC or UC QP: the QP it is connected to on this
+ * device, if the address vector names this port's LID, the QP exists, is
+ * of the same type, is ready to receive and is connected back. NULL is
+ * what a fabric offers a packet to nowhere.
+ */
+static struct rsim_qp *rsim_dp_peer(struct rsim_dev *rsim, struct rsim_qp *qp)
+{
+	struct rsim_qp *peer;
+	bool ok;
+
+	if (rdma_ah_get_dlid(&qp->attr.ah_attr) != READ_ONCE(rsim->port.lid))
+		return NULL;
+	peer = xa_load(&rsim->qp_xa, qp->attr.dest_qp_num);
+	if (!peer || peer->ibqp.qp_type != qp->ibqp.qp_type)
+		return NULL;
+	spin_lock(&peer->lock);
+	ok = (peer->state == IB_QPS_RTR || peer->state == IB_QPS_RTS ||
+	      peer->state == IB_QPS_SQD) &&
+	     peer->attr.dest_qp_num == qp->ibqp.qp_num;
+	spin_unlock(&peer->lock);
+	return ok ? peer : NULL;
+}
+
+/* Check a local SGE list; fills @refs. Returns 0 or IB_WC_LOC_PROT_ERR. */
+static int rsim_dp_local(struct rsim_dev *rsim, struct ib_pd *pd,
+			 const struct ib_sge *sge, u32 n, int access,
+			 struct rsim_mem_ref *refs, u64 *total)
+{
+	u32 i;
+
+	*total = 0;
+	for (i = 0; i < n; i++) {
+		if (rsim_mr_lookup(rsim, pd, sge[i].lkey, false, sge[i].addr,
+				   sge[i].length, access, &refs[i]))
+			return IB_WC_LOC_PROT_ERR;
+		*total += sge[i].length;
+	}
+	return 0;
+}
+
+/*
+ * A responder error in RC: the responder's receive WR (if one was taken)
+ * completes with @rstatus and the responder enters the error state.
+ */
+static void rsim_dp_responder_error(struct rsim_qp *qp, struct rsim_qp *peer,
+				    bool took_wqe, enum ib_wc_status rstatus,
+				    struct rsim_kick *k)
+{
+	spin_lock(&peer->lock);
+	if (took_wqe) {
+		struct rsim_recv_wqe *rwqe = rsim_wqe(&peer->rq, 0);
+		struct ib_wc wc = {
+			.wr_id = rwqe->wr_id,
+			.status = rstatus,
+			.opcode = IB_WC_RECV,
+			.qp = &peer->ibqp,
+		};
+
+		rsim_push(k, peer->ibqp.recv_cq, &wc, false);
+		peer->rq.head = (peer->rq.head + 1) % peer->rq.max_wr;
+		peer->rq.count--;
+	}
+	/* a QP connected to itself flushes its send queue as requester */
+	rsim_qp_error_locked(peer, peer != qp, k);
+	spin_unlock(&peer->lock);
+}
+
+/*
+ * Execute the send WR @wqe of @qp, the head of its send queue. Returns
+ * an IB_WC_* status for the requester, or RSIM_EXEC_WAIT if a SEND found
+ * no receive WR (RNR) and must wait for one. *@len gets the bytes moved.
+ */
+static int rsim_qp_exec(struct rsim_dev *rsim, struct rsim_qp *qp,
+			struct rsim_send_wqe *wqe, u64 *len,
+			struct rsim_kick *k)
+{
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	struct rsim_mem_ref *lrefs = qp->sq.refs;
+	struct rsim_mem_ref rref;
+	struct rsim_recv_wqe *rwqe = NULL;
+	struct rsim_qp *peer;
+	const void *inl = NULL;
+	bool read = wqe->opcode == IB_WR_RDMA_READ;
+	int status, err;
+	u64 cap;
+
+	*len = 0;
+	switch (wqe->opcode) {
+	case IB_WR_REG_MR:
+		return rsim_mr_fast_reg(rsim, qp->ibqp.pd, wqe->mr, wqe->key,
+					wqe->access);
+	case IB_WR_LOCAL_INV:
+		return rsim_mr_invalidate(rsim, qp->ibqp.pd, wqe->inv);
+	default:
+		break;
+	}
+
+	/* the local side: the gather list, or READ's scatter list */
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		inl = wqe->sge;
+		*len = wqe->inline_len;
+	} else {
+		status = rsim_dp_local(rsim, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+				       read ? IB_ACCESS_LOCAL_WRITE : 0, lrefs,
+				       len);
+		if (status)
+			return status;
+		if (*len > RSIM_MAX_MSG)
+			return IB_WC_LOC_LEN_ERR;
+	}
+
+	peer = rsim_dp_peer(rsim, qp);
+	if (!peer)
+		/* RC retries until retry_cnt is spent; UC loses the message */
+		return rc ? IB_WC_RETRY_EXC_ERR : IB_WC_SUCCESS;
+
+	switch (wqe->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		if (!(peer->attr.qp_access_flags &
+		      (read ? IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE)) ||
+		    rsim_mr_lookup(rsim, peer->ibqp.pd, wqe->rkey, true,
+				   wqe->remote_addr, *len,
+				   read ? IB_ACCESS_REMOTE_READ :
+					  IB_ACCESS_REMOTE_WRITE, &rref)) {
+			if (!rc)
+				return IB_WC_SUCCESS;	/* dropped */
+			rsim_dp_responder_error(qp, peer, false,
+						IB_WC_REM_ACCESS_ERR, k);
+			return IB_WC_REM_ACCESS_ERR;
+		}
+		break;
+	default:
+		break;
+	}
+
+	/* SENDs and WRITE_WITH_IMM consume a receive WR */
+	if (wqe->opcode != IB_WR_RDMA_WRITE && !read) {
+		spin_lock(&peer->lock);
+		if (peer->rq.count)
+			rwqe = rsim_wqe(&peer->rq, 0);
+		spin_unlock(&peer->lock);
+		if (!rwqe) {
+			if (!rc)
+				return IB_WC_SUCCESS;	/* dropped */
+			/* RNR NAK: retried (untimed) unless rnr_retry is 0 */
+			return qp->attr.rnr_retry ? RSIM_EXEC_WAIT :
+						    IB_WC_RNR_RETRY_EXC_ERR;
+		}
+	}
+
+	switch (wqe->opcode) {
+	case IB_WR_RDMA_READ:
+		err = rsim_mr_copy(rsim, lrefs, wqe->num_sge, &rref, 1, NULL,
+				   *len);
+		if (err)
+			return IB_WC_LOC_PROT_ERR;
+		break;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		err = rsim_mr_copy(rsim, &rref, 1, lrefs, wqe->num_sge, inl,
+				   *len);
+		if (err == -ENXIO)
+			return IB_WC_LOC_PROT_ERR;
+		if (err) {
+			if (!rc)
+				return IB_WC_SUCCESS;
+			rsim_dp_responder_error(qp, peer, false,
+						IB_WC_REM_ACCESS_ERR, k);
+			return IB_WC_REM_ACCESS_ERR;
+		}
+		break;
+	default:
+		/* SEND: the responder's scatter list */
+		if (rsim_dp_local(rsim, peer->ibqp.pd, rwqe->sge,
+				  rwqe->num_sge, IB_ACCESS_LOCAL_WRITE,
+				  peer->rq.refs, &cap)) {
+			if (!rc)
+				goto drop_rwqe;
+			rsim_dp_responder_error(qp, peer, true,
+						IB_WC_LOC_PROT_ERR, k);
+			return IB_WC_REM_OP_ERR;
+		}
+		if (cap < *len) {
+			if (!rc)
+				goto drop_rwqe;
+			rsim_dp_responder_error(qp, peer, true,
+						IB_WC_LOC_LEN_ERR, k);
+			return IB_WC_REM_INV_REQ_ERR;
+		}
+		err = rsim_mr_copy(rsim, peer->rq.refs, rwqe->num_sge, lrefs,
+				   wqe->num_sge, inl, *len);
+		if (err == -ENXIO)
+			return IB_WC_LOC_PROT_ERR;
+		if (err) {
+			if (!rc)
+				goto drop_rwqe;
+			rsim_dp_responder_error(qp, peer, true,
+						IB_WC_LOC_PROT_ERR, k);
+			return IB_WC_REM_OP_ERR;
+		}
+		break;
+	}
+
+	if (wqe->opcode == IB_WR_SEND_WITH_INV &&
+	    rsim_mr_invalidate(rsim, peer->ibqp.pd, wqe->inv)) {
+		rsim_dp_responder_error(qp, peer, true, IB_WC_REM_INV_REQ_ERR,
+					k);
+		return IB_WC_REM_INV_REQ_ERR;
+	}
+
+	if (rwqe) {
+		struct ib_wc wc = {
+			.wr_id = rwqe->wr_id,
+			.status = IB_WC_SUCCESS,
+			.opcode = wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM ?
+				  IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
+			.byte_len = *len,
+			.qp = &peer->ibqp,
+			.src_qp = qp->ibqp.qp_num,
+			.slid = READ_ONCE(rsim->port.lid),
+			.sl = rdma_ah_get_sl(&qp->attr.ah_attr),
+			.port_num = RSIM_PORT,
+		};
+
+		if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
+		    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+			wc.wc_flags |= IB_WC_WITH_IMM;
+			wc.ex.imm_data = wqe->imm;
+		} else if (wqe->opcode == IB_WR_SEND_WITH_INV) {
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+			wc.ex.invalidate_rkey = wqe->inv;
+		}
+		spin_lock(&peer->lock);
+		rsim_push(k, peer->ibqp.recv_cq, &wc,
+			  wqe->send_flags & IB_SEND_SOLICITED);
+		peer->rq.head = (peer->rq.head + 1) % peer->rq.max_wr;
+		peer->rq.count--;
+		spin_unlock(&peer->lock);
+	}
+	return IB_WC_SUCCESS;
+
+drop_rwqe:
+	/* UC: a message the responder cannot take is dropped, WR kept */
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * Execute @qp's send queue from its head until it is empty, the QP
+ * leaves RTS, a SEND waits for a receive WR, or a WR fails (the QP then
+ * enters the error state and the rest is flushed).
+ */
+static void rsim_qp_run_locked(struct rsim_dev *rsim, struct rsim_qp *qp,
+			       struct rsim_kick *k)
+{
+	lockdep_assert_held(&rsim->dp_lock);
+	for (;;) {
+		struct rsim_send_wqe *wqe;
+		int status;
+		u64 len;
+
+		spin_lock(&qp->lock);
+		if (qp->state != IB_QPS_RTS || !qp->sq.count) {
+			spin_unlock(&qp->lock);
+			return;
+		}
+		/* only the engine moves the head, so the slot stays put */
+		wqe = rsim_wqe(&qp->sq, 0);
+		spin_unlock(&qp->lock);
+
+		status = rsim_qp_exec(rsim, qp, wqe, &len, k);
+		if (status == RSIM_EXEC_WAIT) {
+			if (!qp->rnr_wait)
+				rsim->dp.rnr_waits++;
+			qp->rnr_wait = true;
+			return;
+		}
+		rsim->dp.wqes++;
+		if (status == IB_WC_SUCCESS)
+			rsim->dp.bytes += len;
+		else
+			rsim->dp.errors++;
+
+		spin_lock(&qp->lock);
+		qp->rnr_wait = false;
+		if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
+		    (wqe->send_flags & IB_SEND_SIGNALED)) {
+			struct ib_wc wc = {
+				.wr_id = wqe->wr_id,
+				.status = status,
+				.opcode = rsim_wc_opcode(wqe->opcode),
+				.byte_len = len,
+				.qp = &qp->ibqp,
+			};
+
+			rsim_push(k, qp->ibqp.send_cq, &wc, false);
+		}
+		qp->sq.head = (qp->sq.head + 1) % qp->sq.max_wr;
+		qp->sq.count--;
+		if (status != IB_WC_SUCCESS)
+			rsim_qp_error_locked(qp, true, k);
+		spin_unlock(&qp->lock);
+		if (status != IB_WC_SUCCESS)
+			return;
+	}
+}
+
+/**
+ * rsim_dp_run() - run the engine on a QP's send queue
+ * @rsim: device
+ * @qpn: the QP
+ * @waiting: only if its head waits for a receive WR (RNR)
+ *
+ * Completion handlers run after the engine has dropped its lock.
+ *
+ * Context: any; does not sleep.
+ */
+void rsim_dp_run(struct rsim_dev *rsim, u32 qpn, bool waiting)
+{
+	struct rsim_kick k = { .ncq = 0 };
+	struct rsim_qp *qp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rsim->dp_lock, flags);
+	qp = xa_load(&rsim->qp_xa, qpn);
+	if (qp && (qp->ibqp.qp_type == IB_QPT_RC ||
+		   qp->ibqp.qp_type == IB_QPT_UC) &&
+	    (!waiting || qp->rnr_wait))
+		rsim_qp_run_locked(rsim, qp, &k);
+	/* rsim_dp_sync() waits for the handlers too */
+	atomic_inc(&rsim->dp_active);
+	spin_unlock_irqrestore(&rsim->dp_lock, flags);
+	rsim_kick_run(rsim, &k);
+	if (atomic_dec_and_test(&rsim->dp_active))
+		wake_up_var(&rsim->dp_active);
+}
+
+/* The post-time checks of one send WR (rxe's and the IBA's rules). */
+static int rsim_post_send_check(struct rsim_qp *qp,
+				const struct ib_send_wr *wr, u64 *inline_len)
+{
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	int i;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_LOCAL_INV:
+		break;
+	case IB_WR_REG_MR:
+		if (!reg_wr(wr)->mr ||
+		    reg_wr(wr)->mr->device != qp->ibqp.device)
+			return -EINVAL;
+		break;
+	case IB_WR_RDMA_READ:
+	case IB_WR_SEND_WITH_INV:
+		if (!rc)
+			return -EINVAL;
+		break;
+	default:
+		/* atomics (atomic_cap is NONE), MW binds, LSO, ... */
+		return -EINVAL;
+	}
+	if (wr->send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
+			       IB_SEND_SOLICITED | IB_SEND_INLINE))
+		return -EINVAL;
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	if (wr->opcode == IB_WR_RDMA_READ &&
+	    wr->num_sge > rsim->cfg.limits.max_sge_rd)
+		return -EINVAL;
+
+	*inline_len = 0;
+	if (!(wr->send_flags & IB_SEND_INLINE))
+		return 0;
+	if (wr->opcode == IB_WR_RDMA_READ || wr->opcode == IB_WR_REG_MR ||
+	    wr->opcode == IB_WR_LOCAL_INV)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		*inline_len += wr->sg_list[i].length;
+	return *inline_len > qp->max_inline ? -EINVAL : 0;
+}
+
+static void rsim_post_send_fill(struct rsim_send_wqe *wqe,
+				const struct ib_send_wr *wr, u64 inline_len)
+{
+	int i;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		wqe->imm = wr->ex.imm_data;
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		wqe->inv = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		wqe->mr = reg_wr(wr)->mr;
+		wqe->key = reg_wr(wr)->key;
+		wqe->access = reg_wr(wr)->access;
+		return;
+	default:
+		break;
+	}
+	if (wr->opcode == IB_WR_RDMA_WRITE ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_READ) {
+		wqe->remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->rkey = rdma_wr(wr)->rkey;
+	}
+	if (wr->send_flags & IB_SEND_INLINE) {
+		/* inline data is copied now, from kernel virtual addresses */
+		u8 *p = (u8 *)wqe->sge;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+		wqe->inline_len = inline_len;
+		return;
+	}
+	wqe->num_sge = wr->num_sge;
+	memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
+}
+
+/*
+ * RC and UC send WRs are queued and executed at once by the loopback
+ * engine (rsim_dp_run()) on the caller's context. UD, SMI and GSI QPs do
+ * not send yet.
+ *
+ * Context: any; does not sleep.
+ */
 static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr)
 {
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
+	struct rsim_qp *qp = to_rsim_qp(ibqp);
+	struct rsim_kick k = { .ncq = 0 };
+	enum ib_qp_state state;
+	unsigned long flags;
+	int err = 0;
+
+	if (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+
+	spin_lock_irqsave(&qp->lock, flags);
+	state = qp->state;
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR) {
+		err = -EINVAL;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		u64 inline_len;
+
+		err = rsim_post_send_check(qp, wr, &inline_len);
+		if (err)
+			break;
+		if (qp->sq.count == qp->sq.max_wr) {
+			err = -ENOMEM;
+			break;
+		}
+		rsim_post_send_fill(rsim_wqe(&qp->sq, qp->sq.count), wr,
+				    inline_len);
+		qp->sq.count++;
+	}
+	/* the error state completes what is posted with a flush */
+	if (state == IB_QPS_ERR)
+		rsim_qp_flush_sq_locked(qp, &k);
+out:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	rsim_kick_run(rsim, &k);
+	if (err)
+		*bad_wr = wr;
+	if (state == IB_QPS_RTS)
+		rsim_dp_run(rsim, ibqp->qp_num, false);
+	return err;
 }
 
 /* Context: any; does not sleep. */
 static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
 {
+	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
+	struct rsim_kick k = { .ncq = 0 };
 	unsigned long flags;
-	int kick = 0;
+	bool posted = false;
+	u32 peer = 0;
 	int err = 0;
 
 	spin_lock_irqsave(&qp->lock, flags);
@@ -419,14 +1083,20 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		wqe->num_sge = wr->num_sge;
 		memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
 		qp->rq.count++;
+		posted = true;
 	}
 	if (qp->state == IB_QPS_ERR)
-		kick = rsim_qp_flush_rq_locked(qp);
+		rsim_qp_flush_rq_locked(qp, &k);
+	else if (posted && ibqp->qp_type == IB_QPT_RC)
+		peer = qp->attr.dest_qp_num;
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_cq_kick(to_rsim_cq(ibqp->recv_cq), kick);
+	rsim_kick_run(rsim, &k);
 	if (err)
 		*bad_wr = wr;
+	/* a requester waiting for a receive WR (RNR) goes on */
+	if (posted && ibqp->qp_type == IB_QPT_RC)
+		rsim_dp_run(rsim, peer, true);
 	return err;
 }
 

@@ -161,6 +161,20 @@ struct rsim_port {
 };
 
 /**
+ * struct rsim_dp_stats - what the loopback data path did
+ * @wqes: send WRs executed (successfully or not)
+ * @bytes: payload bytes moved between registered memory
+ * @errors: send WRs that completed in error (flushes not counted)
+ * @rnr_waits: SENDs that found no receive WR and waited for one
+ */
+struct rsim_dp_stats {
+	u64 wqes;
+	u64 bytes;
+	u64 errors;
+	u64 rnr_waits;
+};
+
+/**
  * struct rsim_dev - one simulated RDMA device
  * @ibdev: the RDMA core's device; must be first (ib_alloc_device)
  * @pdev: platform device: DMA device and sysfs parent
@@ -177,6 +191,15 @@ struct rsim_port {
  * @fault: injection sites
  * @mad_pool: DMA-mapped buffers for the MAD receive queue
  * @debugfs: /sys/kernel/debug/rdmasim/rdmasim<N>
+ * @dp_lock: the loopback data path's engine lock (see qp.c): held while
+ *	work requests execute; protects every MR's registration (state, key,
+ *	access, translation), the position of every send queue's head and
+ *	the removal of a receive WR by the engine. Destroying a QP or an MR
+ *	takes it once after unpublishing the object, so the engine never
+ *	sees one that is being freed.
+ * @dp_active: engine runs past @dp_lock still calling completion
+ *	handlers (rsim_dp_sync() waits for 0)
+ * @dp: data path counters, under @dp_lock
  */
 struct rsim_dev {
 	struct ib_device ibdev;
@@ -194,6 +217,9 @@ struct rsim_dev {
 	struct rsim_fault_point fault[RSIM_FAULT_NR];
 	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
+	spinlock_t dp_lock;	/* see above: WR execution, MR registration */
+	atomic_t dp_active;
+	struct rsim_dp_stats dp;
 };
 
 struct rsim_pd {
@@ -227,11 +253,25 @@ struct rsim_cq {
 };
 
 /**
+ * struct rsim_mem_ref - a checked range of registered memory
+ * @mr: the MR, or NULL for the local DMA lkey (identity translation)
+ * @off: offset of the range from the MR's registered iova
+ * @len: bytes
+ */
+struct rsim_mem_ref {
+	struct rsim_mr *mr;
+	u64 off;
+	u64 len;
+};
+
+/**
  * struct rsim_wq - a send or receive work queue (ring of WR slots)
  * @max_wr: depth
  * @max_sge: scatter/gather entries per WR
  * @wqe_size: bytes per slot
  * @ring: @max_wr slots of @wqe_size bytes
+ * @refs: @max_sge entries after the ring: the data path's scratch list of
+ *	checked ranges for the WR it executes (under the device's dp_lock)
  * @head: oldest posted WR
  * @count: posted WRs
  */
@@ -240,6 +280,7 @@ struct rsim_wq {
 	u32 max_sge;
 	size_t wqe_size;
 	void *ring;
+	struct rsim_mem_ref *refs;
 	u32 head;
 	u32 count;
 };
@@ -247,13 +288,15 @@ struct rsim_wq {
 /**
  * struct rsim_qp - queue pair
  * @ibqp: core object; must be first
- * @lock: protects @state, @attr, @sq and @rq
+ * @lock: protects @state, @attr, @sq and @rq (the data path also holds
+ *	the device's dp_lock to move a head; see qp.c)
  * @state: current state
  * @attr: attributes set through modify_qp
  * @sq: send queue
  * @rq: receive queue
  * @sq_sig_all: IB_SIGNAL_ALL_WR
  * @max_inline: inline data limit
+ * @rnr_wait: the send queue's head is a SEND waiting for a receive WR
  */
 struct rsim_qp {
 	struct ib_qp ibqp;
@@ -264,6 +307,7 @@ struct rsim_qp {
 	struct rsim_wq rq;
 	bool sq_sig_all;
 	u32 max_inline;
+	bool rnr_wait;
 };
 
 /**
@@ -295,10 +339,24 @@ struct rsim_mr_seg {
  * @index: key index (lkey >> 8)
  * @access: IB_ACCESS_* flags
  * @page_size: page size of the current translation (MEM_REG)
+ * @first_off: offset of the mapped iova into @segs[0] (MEM_REG)
  * @max_segs: capacity of @segs (max_num_sg)
  * @nsegs: entries in @segs
- * @segs: translation: pages (MEM_REG) or sg entries (SG_GAPS)
+ * @segs: translation: pages (MEM_REG) or sg entries (SG_GAPS), as
+ *	map_mr_sg wrote it (the "descriptor list" the consumer builds)
  * @umem: pinned user memory (reg_user_mr)
+ * @reg: what the data path uses, copied from the fields above by REG_MR
+ *	(as a device copies the descriptor list into its translation table,
+ *	so a later map_mr_sg cannot change a valid registration); under the
+ *	device's dp_lock
+ * @reg.key: the valid lkey and rkey
+ * @reg.access: IB_ACCESS_* of the registration
+ * @reg.iova: first address
+ * @reg.length: bytes
+ * @reg.page_size: page size (0: @reg.mtt entries have their own lengths)
+ * @reg.first_off: offset of @reg.iova into @reg.mtt[0]
+ * @reg.nsegs: entries in @reg.mtt
+ * @reg.mtt: translation; NULL for DMA MRs (identity)
  */
 struct rsim_mr {
 	struct ib_mr ibmr;
@@ -308,10 +366,21 @@ struct rsim_mr {
 	u32 index;
 	int access;
 	unsigned int page_size;
+	u32 first_off;
 	u32 max_segs;
 	u32 nsegs;
 	struct rsim_mr_seg *segs;
 	struct ib_umem *umem;
+	struct {
+		u32 key;
+		int access;
+		u64 iova;
+		u64 length;
+		u32 page_size;
+		u32 first_off;
+		u32 nsegs;
+		struct rsim_mr_seg *mtt;
+	} reg;
 };
 
 static inline struct rsim_dev *to_rsim_dev(struct ib_device *ibdev)
@@ -374,6 +443,16 @@ int rsim_ah_attr_check(const struct rdma_ah_attr *ah);
 extern const struct ib_device_ops rsim_mr_ops;
 void rsim_mr_init(struct rsim_dev *rsim);
 void rsim_mr_cleanup(struct rsim_dev *rsim);
+enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
+				   struct ib_mr *ibmr, u32 key, int access);
+enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
+				     u32 key);
+int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
+		   bool remote, u64 addr, u64 len, int access,
+		   struct rsim_mem_ref *ref);
+int rsim_mr_copy(struct rsim_dev *rsim, const struct rsim_mem_ref *dst,
+		 u32 ndst, const struct rsim_mem_ref *src, u32 nsrc,
+		 const void *src_buf, u64 len);
 
 /* cq.c */
 extern const struct ib_device_ops rsim_cq_ops;
@@ -384,6 +463,8 @@ void rsim_cq_kick(struct rsim_cq *cq, int pushed);
 extern const struct ib_device_ops rsim_qp_ops;
 void rsim_qp_init(struct rsim_dev *rsim);
 void rsim_qp_cleanup(struct rsim_dev *rsim);
+void rsim_dp_sync(struct rsim_dev *rsim);
+void rsim_dp_run(struct rsim_dev *rsim, u32 qpn, bool waiting);
 
 /* fault.c */
 bool rsim_should_fail(struct rsim_dev *rsim, enum rsim_fault_site site);

@@ -1,0 +1,1189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Suite rdmasim_datapath: the loopback data path. Two RC (or UC) QPs of
+ * the shared device connected to each other move data between buffers
+ * mapped with the DMA API; fast registration (REG_MR, LOCAL_INV, remote
+ * invalidation) and every check an access must pass: key and variant,
+ * MR state, PD, access rights, bounds, receive capacity, RNR.
+ */
+
+#include <linux/completion.h>
+#include <linux/dma-mapping.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "helpers.h"
+
+#define DP_BUF		(3 * PAGE_SIZE)
+
+/**
+ * struct dp_buf - a kernel buffer mapped for the device
+ * @dev: the device it is mapped for
+ * @va: CPU address
+ * @dma: DMA address
+ * @len: bytes
+ */
+struct dp_buf {
+	struct ib_device *dev;
+	u8 *va;
+	u64 dma;
+	size_t len;
+};
+
+/**
+ * struct dp_fixture - two connected QPs and their resources
+ * @rsim: the shared device
+ * @pd: both QPs' PD
+ * @cq: both QPs' send and receive CQ
+ * @a: requester
+ * @b: responder
+ * @src: a buffer on @a's side
+ * @dst: a buffer on @b's side
+ */
+struct dp_fixture {
+	struct rsim_dev *rsim;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *a;
+	struct ib_qp *b;
+	struct dp_buf src;
+	struct dp_buf dst;
+};
+
+static void dp_buf_free(void *arg)
+{
+	struct dp_buf *b = arg;
+
+	ib_dma_unmap_single(b->dev, b->dma, b->len, DMA_BIDIRECTIONAL);
+	kfree(b->va);
+}
+
+static void dp_buf_init(struct kunit *test, struct dp_fixture *f,
+			struct dp_buf *b, u8 fill)
+{
+	int err;
+
+	b->dev = &f->rsim->ibdev;
+	b->len = DP_BUF;
+	b->va = kmalloc(b->len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->va);
+	memset(b->va, fill, b->len);
+	b->dma = ib_dma_map_single(b->dev, b->va, b->len, DMA_BIDIRECTIONAL);
+	err = ib_dma_mapping_error(b->dev, b->dma);
+	if (err)
+		kfree(b->va);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_buf_free,
+							   b));
+}
+
+/* the CPU looks at what the device wrote */
+static u8 *dp_cpu(struct dp_fixture *f, struct dp_buf *b)
+{
+	ib_dma_sync_single_for_cpu(&f->rsim->ibdev, b->dma, b->len,
+				   DMA_BIDIRECTIONAL);
+	return b->va;
+}
+
+static void dp_qp_destroy(void *qp)
+{
+	ib_destroy_qp(qp);
+}
+
+static struct ib_qp *dp_qp(struct kunit *test, struct dp_fixture *f,
+			   enum ib_qp_type type, struct ib_pd *pd)
+{
+	struct ib_qp_init_attr a = {
+		.qp_type = type,
+		.send_cq = f->cq,
+		.recv_cq = f->cq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 4, .max_recv_sge = 4,
+			 .max_inline_data = 64 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.port_num = 1,
+	};
+	struct ib_qp *qp = ib_create_qp(pd, &a);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_qp_destroy,
+							   qp));
+	return qp;
+}
+
+/* RESET -> INIT -> RTR -> RTS, connected to @dest on this port */
+static int dp_connect(struct dp_fixture *f, struct ib_qp *qp, u32 dest,
+		      int access, u8 rnr_retry)
+{
+	bool rc = qp->qp_type == IB_QPT_RC;
+	struct ib_qp_attr qa = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = access,
+	};
+	int err;
+
+	err = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTR;
+	qa.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_port_num(&qa.ah_attr, 1);
+	rdma_ah_set_dlid(&qa.ah_attr, f->rsim->port.lid);
+	qa.path_mtu = IB_MTU_4096;
+	qa.dest_qp_num = dest;
+	qa.max_dest_rd_atomic = 4;
+	qa.min_rnr_timer = 1;
+	err = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   (rc ? IB_QP_MAX_DEST_RD_ATOMIC |
+				 IB_QP_MIN_RNR_TIMER : 0));
+	if (err)
+		return err;
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTS;
+	qa.timeout = 14;
+	qa.retry_cnt = 7;
+	qa.rnr_retry = rnr_retry;
+	qa.max_rd_atomic = 4;
+	return ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN |
+			    (rc ? IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+				  IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC :
+				  0));
+}
+
+#define DP_ACCESS	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE)
+
+static struct dp_fixture *dp_fixture_type(struct kunit *test,
+					  enum ib_qp_type type, int b_access,
+					  u8 rnr_retry)
+{
+	struct dp_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->rsim = rsim_kunit_shared_dev(test);
+	f->pd = rsim_kunit_pd(test, f->rsim);
+	f->cq = rsim_kunit_cq(test, f->rsim, 64);
+	f->a = dp_qp(test, f, type, f->pd);
+	f->b = dp_qp(test, f, type, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, f->a, f->b->qp_num, DP_ACCESS,
+					 rnr_retry), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, f->b, f->a->qp_num, b_access,
+					 rnr_retry), 0);
+	dp_buf_init(test, f, &f->src, 0x5a);
+	dp_buf_init(test, f, &f->dst, 0x00);
+	test->priv = f;
+	return f;
+}
+
+static struct dp_fixture *dp_fixture(struct kunit *test)
+{
+	return dp_fixture_type(test, IB_QPT_RC, DP_ACCESS, 7);
+}
+
+static int dp_poll(struct dp_fixture *f, struct ib_wc *wc, int n)
+{
+	return ib_poll_cq(f->cq, n, wc);
+}
+
+/* Poll exactly one completion for @qp; aborts the test otherwise. */
+static void dp_poll_one(struct kunit *test, struct dp_fixture *f,
+			struct ib_qp *qp, struct ib_wc *wc)
+{
+	KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc->qp, qp);
+}
+
+static int dp_post_recv(struct ib_qp *qp, u64 wr_id, u64 addr, u32 len,
+			u32 lkey)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	return ib_post_recv(qp, &wr, NULL);
+}
+
+static int dp_post(struct ib_qp *qp, struct ib_send_wr *wr, u64 addr,
+		   u32 len, u32 lkey)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	return ib_post_send(qp, wr, NULL);
+}
+
+/* Map @len bytes of @b at @off into @mr and register it with @access. */
+static int dp_reg(struct kunit *test, struct dp_fixture *f, struct ib_qp *qp,
+		  struct ib_mr *mr, struct dp_buf *b, size_t off, size_t len,
+		  int access, bool signaled)
+{
+	struct ib_reg_wr wr = {
+		.wr.opcode = IB_WR_REG_MR,
+		.wr.wr_id = 77,
+		.wr.send_flags = signaled ? IB_SEND_SIGNALED : 0,
+		.mr = mr,
+		.access = access,
+	};
+	struct scatterlist sg;
+	int n;
+
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = b->dma + off;
+	sg_dma_len(&sg) = len;
+	n = ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	wr.key = mr->rkey;
+	return ib_post_send(qp, &wr.wr, NULL);
+}
+
+static void rsim_dp_test_send_recv(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND_WITH_IMM,
+		.wr_id = 1,
+		.send_flags = IB_SEND_SIGNALED,
+		.ex.imm_data = cpu_to_be32(0xabcd),
+	};
+	struct ib_wc wc[2];
+	int i;
+
+	for (i = 0; i < 300; i++)
+		f->src.va[i] = i;
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 9, f->dst.dma + 8, 1000,
+					   lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 300, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 2), 2);
+	/* the receive completes first: the responder acks before the ack */
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, f->b);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 9);
+	KUNIT_EXPECT_EQ(test, wc[0].byte_len, 300);
+	KUNIT_EXPECT_EQ(test, wc[0].src_qp, f->a->qp_num);
+	KUNIT_EXPECT_EQ(test, wc[0].slid, f->rsim->port.lid);
+	KUNIT_EXPECT_TRUE(test, wc[0].wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc[0].ex.imm_data), 0xabcd);
+	KUNIT_EXPECT_PTR_EQ(test, wc[1].qp, f->a);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].opcode, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 1);
+	dp_cpu(f, &f->dst);
+	for (i = 0; i < 300; i++)
+		KUNIT_ASSERT_EQ(test, f->dst.va[8 + i], (u8)i);
+	KUNIT_EXPECT_EQ(test, f->dst.va[7], 0);
+	KUNIT_EXPECT_EQ(test, f->dst.va[308], 0);
+}
+
+/* a gather list crossing pages into a scatter list of three pieces */
+static void rsim_dp_test_sg_lists(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_sge gs[2] = {
+		{ f->src.dma + PAGE_SIZE - 100, 300, lkey },
+		{ f->src.dma + 2 * PAGE_SIZE, 200, lkey },
+	};
+	struct ib_sge ss[3] = {
+		{ f->dst.dma, 50, lkey },
+		{ f->dst.dma + PAGE_SIZE - 10, 20, lkey },
+		{ f->dst.dma + 2 * PAGE_SIZE, 1000, lkey },
+	};
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .sg_list = gs,
+				 .num_sge = 2 };
+	struct ib_recv_wr rwr = { .sg_list = ss, .num_sge = 3 };
+	u8 *expect;
+	struct ib_wc wc;
+	int i, j;
+
+	expect = kunit_kmalloc(test, 500, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, expect);
+	for (i = 0; i < DP_BUF; i++)
+		f->src.va[i] = i * 7;
+	memcpy(expect, f->src.va + PAGE_SIZE - 100, 300);
+	memcpy(expect + 300, f->src.va + 2 * PAGE_SIZE, 200);
+
+	KUNIT_ASSERT_EQ(test, ib_post_recv(f->b, &rwr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &wr, NULL), 0);
+	dp_poll_one(test, f, f->b, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 500);
+	/* unsignaled: no send completion */
+	KUNIT_EXPECT_EQ(test, dp_poll(f, &wc, 1), 0);
+	dp_cpu(f, &f->dst);
+	for (i = 0, j = 0; i < 3; i++) {
+		u8 *p = f->dst.va + (ss[i].addr - f->dst.dma);
+		u32 n = min_t(u32, ss[i].length, 500 - j);
+
+		KUNIT_EXPECT_EQ(test, memcmp(p, expect + j, n), 0);
+		j += n;
+	}
+}
+
+static void rsim_dp_test_inline(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	char msg[] = "inline data is copied when posted";
+	struct ib_sge sge = { .addr = (uintptr_t)msg, .length = sizeof(msg) };
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .sg_list = &sge,
+				 .num_sge = 1, .send_flags = IB_SEND_INLINE };
+	struct ib_sge big = { .addr = (uintptr_t)f->src.va, .length = 65 };
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 100, lkey), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &wr, NULL), 0);
+	dp_poll_one(test, f, f->b, &wc);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, sizeof(msg));
+	KUNIT_EXPECT_STREQ(test, (char *)dp_cpu(f, &f->dst), msg);
+
+	/* above max_inline_data (64): refused when posted */
+	wr.sg_list = &big;
+	KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &wr, &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr);
+}
+
+/* FRWR on the responder, RDMA WRITE and READ through its rkey */
+static void rsim_dp_test_frwr_write_read(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 4);
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE,
+				 .wr.send_flags = IB_SEND_SIGNALED };
+	struct ib_wc wc;
+	u64 iova;
+	int i;
+
+	/* 2 pages + a bit, starting 100 bytes into the buffer */
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->b, mr, &f->dst, 100,
+				     2 * PAGE_SIZE + 10,
+				     IB_ACCESS_LOCAL_WRITE | DP_ACCESS, true),
+			0);
+	dp_poll_one(test, f, f->b, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 77);
+	KUNIT_EXPECT_EQ(test, mr->iova, f->dst.dma + 100);
+
+	for (i = 0; i < DP_BUF; i++)
+		f->src.va[i] = i * 3;
+	/* the whole MR, across both page boundaries */
+	iova = mr->iova;
+	wr.remote_addr = iova;
+	wr.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->src.dma,
+				      2 * PAGE_SIZE + 10, lkey), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
+	dp_cpu(f, &f->dst);
+	KUNIT_EXPECT_EQ(test, memcmp(f->dst.va + 100, f->src.va,
+				     2 * PAGE_SIZE + 10), 0);
+	KUNIT_EXPECT_EQ(test, f->dst.va[99], 0);
+	KUNIT_EXPECT_EQ(test, f->dst.va[100 + 2 * PAGE_SIZE + 10], 0);
+
+	/* READ back 50 bytes from the middle of the second page */
+	memset(f->src.va, 0, DP_BUF);
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	wr.remote_addr = iova + PAGE_SIZE + 1;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->src.dma + 1, 50, lkey),
+			0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 50);
+	dp_cpu(f, &f->src);
+	KUNIT_EXPECT_EQ(test, memcmp(f->src.va + 1,
+				     f->dst.va + 100 + PAGE_SIZE + 1, 50), 0);
+	KUNIT_EXPECT_EQ(test, f->src.va[0], 0);
+	KUNIT_EXPECT_EQ(test, f->src.va[51], 0);
+}
+
+/*
+ * A consumer may rewrite the iova after mapping (rpcrdma puts its XID in
+ * the upper 32 bits); addresses are relative to the registered iova.
+ */
+static void rsim_dp_test_iova_rewritten(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 4);
+	struct ib_reg_wr rw = { .wr.opcode = IB_WR_REG_MR, .mr = mr,
+				.access = IB_ACCESS_LOCAL_WRITE | DP_ACCESS };
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE,
+				 .wr.send_flags = IB_SEND_SIGNALED };
+	struct scatterlist sg;
+	struct ib_wc wc;
+
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = f->dst.dma + 300;
+	sg_dma_len(&sg) = 1000;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	mr->iova = (mr->iova & 0xffffffffULL) | (0x1234ULL << 32);
+	rw.key = mr->rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->b, &rw.wr, NULL), 0);
+
+	f->src.va[0] = 0xee;
+	wr.remote_addr = mr->iova + 10;
+	wr.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->src.dma, 1,
+				      f->pd->local_dma_lkey), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dp_cpu(f, &f->dst)[310], 0xee);
+}
+
+/* A later map_mr_sg does not change a valid registration. */
+static void rsim_dp_test_map_after_reg(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 4);
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE };
+	struct scatterlist sg;
+	u64 iova;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->b, mr, &f->dst, 0, 512,
+				     IB_ACCESS_LOCAL_WRITE | DP_ACCESS, false),
+			0);
+	iova = mr->iova;
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = f->dst.dma + PAGE_SIZE;
+	sg_dma_len(&sg) = 512;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	mr->iova = iova;
+
+	wr.remote_addr = iova;
+	wr.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->src.dma, 512,
+				      f->pd->local_dma_lkey), 0);
+	dp_cpu(f, &f->dst);
+	for (i = 0; i < 512; i++) {
+		KUNIT_ASSERT_EQ(test, f->dst.va[i], 0x5a);
+		KUNIT_ASSERT_EQ(test, f->dst.va[PAGE_SIZE + i], 0);
+	}
+}
+
+/* SG_GAPS: entries of any alignment, back to back in the MR */
+static void rsim_dp_test_sg_gaps(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_SG_GAPS, 4);
+	struct ib_reg_wr rw = { .wr.opcode = IB_WR_REG_MR, .mr = mr,
+				.access = IB_ACCESS_LOCAL_WRITE | DP_ACCESS };
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE,
+				 .wr.send_flags = IB_SEND_SIGNALED };
+	struct scatterlist sg[3];
+	static const u32 off[3] = { 3, 1000, 5000 }, len[3] = { 10, 20, 30 };
+	struct ib_wc wc;
+	int i, j, k;
+
+	sg_init_table(sg, 3);
+	for (i = 0; i < 3; i++) {
+		sg_dma_address(&sg[i]) = f->dst.dma + off[i];
+		sg_dma_len(&sg[i]) = len[i];
+	}
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, sg, 3, NULL, PAGE_SIZE), 3);
+	KUNIT_EXPECT_EQ(test, mr->length, 60);
+	rw.key = mr->rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->b, &rw.wr, NULL), 0);
+
+	for (i = 0; i < 60; i++)
+		f->src.va[i] = 100 + i;
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->src.dma, 60,
+				      f->pd->local_dma_lkey), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	dp_cpu(f, &f->dst);
+	for (i = 0, k = 0; i < 3; i++)
+		for (j = 0; j < len[i]; j++, k++)
+			KUNIT_EXPECT_EQ(test, f->dst.va[off[i] + j], 100 + k);
+}
+
+/* Ways an RDMA WRITE's remote side can be wrong; all REM_ACCESS_ERR. */
+enum dp_rkey_fault {
+	RK_OK,
+	RK_VARIANT,		/* the key's 8-bit variant differs */
+	RK_INDEX,		/* no MR has that index */
+	RK_INVALIDATED,		/* LOCAL_INV'ed before the WRITE */
+	RK_BEFORE,		/* starts one byte before the iova */
+	RK_PAST_END,		/* ends one byte past the MR */
+	RK_NO_REMOTE_WRITE,	/* registered without REMOTE_WRITE */
+	RK_OTHER_PD,		/* the MR is in another PD */
+	RK_QP_NO_WRITE,		/* the responder QP forbids RDMA WRITE */
+	RK_LOCAL_DMA_LKEY,	/* the local DMA lkey is no rkey */
+};
+
+struct dp_rkey_case {
+	const char *name;
+	enum dp_rkey_fault fault;
+};
+
+static const struct dp_rkey_case dp_rkey_cases[] = {
+	{ "valid", RK_OK },
+	{ "wrong_variant", RK_VARIANT },
+	{ "unknown_index", RK_INDEX },
+	{ "invalidated", RK_INVALIDATED },
+	{ "before_iova", RK_BEFORE },
+	{ "past_end", RK_PAST_END },
+	{ "no_remote_write", RK_NO_REMOTE_WRITE },
+	{ "other_pd", RK_OTHER_PD },
+	{ "qp_forbids_write", RK_QP_NO_WRITE },
+	{ "local_dma_lkey", RK_LOCAL_DMA_LKEY },
+};
+
+static void dp_rkey_desc(const struct dp_rkey_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(dp_rkey, dp_rkey_cases, dp_rkey_desc);
+
+static void rsim_dp_test_rkey_checks(struct kunit *test)
+{
+	const struct dp_rkey_case *c = test->param_value;
+	struct dp_fixture *f = dp_fixture_type(test, IB_QPT_RC,
+					       c->fault == RK_QP_NO_WRITE ?
+					       IB_ACCESS_REMOTE_READ :
+					       DP_ACCESS, 7);
+	struct ib_pd *pd = c->fault == RK_OTHER_PD ?
+			   rsim_kunit_pd(test, f->rsim) : f->pd;
+	struct ib_mr *mr = rsim_kunit_mr(test, pd, IB_MR_TYPE_MEM_REG, 2);
+	int access = IB_ACCESS_LOCAL_WRITE | DP_ACCESS;
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE,
+				 .wr.wr_id = 5,
+				 .wr.send_flags = IB_SEND_SIGNALED };
+	struct ib_send_wr inv = { .opcode = IB_WR_LOCAL_INV };
+	struct ib_qp *regqp = f->b;
+	u32 len = 100;
+	struct ib_wc wc;
+	int i;
+
+	if (c->fault == RK_NO_REMOTE_WRITE)
+		access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ;
+	if (c->fault == RK_OTHER_PD)
+		/* registered by a QP of that PD */
+		regqp = dp_qp(test, f, IB_QPT_RC, pd);
+	if (regqp != f->b)
+		KUNIT_ASSERT_EQ(test, dp_connect(f, regqp, regqp->qp_num,
+						 DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, regqp, mr, &f->dst, 0, 1000,
+				     access, false), 0);
+	KUNIT_ASSERT_EQ(test, dp_poll(f, &wc, 1), 0);
+
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	switch (c->fault) {
+	case RK_VARIANT:
+		wr.rkey = mr->rkey ^ 1;
+		break;
+	case RK_INDEX:
+		wr.rkey = mr->rkey + 0x100000;
+		break;
+	case RK_INVALIDATED:
+		inv.ex.invalidate_rkey = mr->rkey;
+		KUNIT_ASSERT_EQ(test, ib_post_send(regqp, &inv, NULL), 0);
+		KUNIT_ASSERT_EQ(test, dp_poll(f, &wc, 1), 0);
+		break;
+	case RK_BEFORE:
+		wr.remote_addr--;
+		break;
+	case RK_PAST_END:
+		wr.remote_addr += 1000 - len + 1;
+		break;
+	case RK_LOCAL_DMA_LKEY:
+		wr.rkey = f->pd->local_dma_lkey;
+		wr.remote_addr = f->dst.dma;
+		break;
+	default:
+		break;
+	}
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->src.dma, len,
+				      f->pd->local_dma_lkey), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 5);
+	dp_cpu(f, &f->dst);
+	if (c->fault == RK_OK) {
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, f->dst.va[0], 0x5a);
+		KUNIT_EXPECT_EQ(test, f->dst.va[len - 1], 0x5a);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RDMA_WRITE);
+	/* not one byte written; both ends are in the error state */
+	for (i = 0; i < DP_BUF; i++)
+		KUNIT_ASSERT_EQ(test, f->dst.va[i], 0);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->a)->state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->b)->state, IB_QPS_ERR);
+}
+
+/* The local side: lkeys, LOCAL_WRITE for what the device writes. */
+static void rsim_dp_test_lkey_checks(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 2);
+	struct ib_mr *ro = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 2);
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_READ };
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct ib_wc wc;
+
+	/* mr: remote-readable target; ro: a local MR without LOCAL_WRITE */
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->b, mr, &f->dst, 0, 100,
+				     IB_ACCESS_LOCAL_WRITE | DP_ACCESS, false),
+			0);
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->a, ro, &f->src, 0, 100, 0,
+				     false), 0);
+
+	/* a SEND may gather from it (local read needs no right) ... */
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma + 200, 100,
+					   f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &send, ro->iova, 100, ro->lkey),
+			0);
+	dp_poll_one(test, f, f->b, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+
+	/* ... a READ may not scatter into it */
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	wr.wr.wr_id = 3;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, ro->iova, 10, ro->lkey),
+			0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 3);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->a)->state, IB_QPS_ERR);
+	/* a local error leaves the responder alone */
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->b)->state, IB_QPS_RTS);
+}
+
+static void rsim_dp_test_bad_lkey(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .wr_id = 4 };
+	struct ib_send_wr wr2 = { .opcode = IB_WR_SEND, .wr_id = 6 };
+	struct ib_sge sge = { .addr = f->src.dma, .length = 8,
+			      .lkey = 0x12345678 };
+	struct ib_wc wc[4];
+
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 100,
+					   f->pd->local_dma_lkey), 0);
+	/* the bad WR fails, the one behind it is flushed, unsignaled too */
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.next = &wr2;
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 4), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 4);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 6);
+	/* the receive WR was not consumed */
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->b)->rq.count, 1);
+}
+
+static void rsim_dp_test_recv_too_small(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .wr_id = 2 };
+	struct ib_wc wc[2];
+
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 99, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 100, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 2), 2);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, f->b);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_PTR_EQ(test, wc[1].qp, f->a);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_REM_INV_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, dp_cpu(f, &f->dst)[0], 0);
+}
+
+/* RNR: with rnr_retry 7 a SEND waits for a receive WR; with 0 it fails */
+static void rsim_dp_test_rnr(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .wr_id = 8,
+				 .send_flags = IB_SEND_SIGNALED };
+	struct ib_wc wc[2];
+	u64 waits = f->rsim->dp.rnr_waits;
+
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 10, lkey), 0);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 2), 0);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.rnr_waits, waits + 1);
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 10, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 8);
+}
+
+static void rsim_dp_test_rnr_no_retry(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture_type(test, IB_QPT_RC, DP_ACCESS, 0);
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 10,
+				      f->pd->local_dma_lkey), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RNR_RETRY_EXC_ERR);
+}
+
+/* A requester waiting on RNR fails when its responder goes away. */
+static void rsim_dp_test_rnr_responder_error(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 10,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, &wc, 1), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(f->b, &qa, IB_QP_STATE), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
+}
+
+static void rsim_dp_test_not_connected(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_qp *lone = dp_qp(test, f, IB_QPT_RC, f->pd);
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	struct ib_wc wc;
+
+	/* connected to a QP number that is connected elsewhere */
+	KUNIT_ASSERT_EQ(test, dp_connect(f, lone, f->b->qp_num, DP_ACCESS, 7),
+			0);
+	KUNIT_ASSERT_EQ(test, dp_post(lone, &wr, f->src.dma, 10,
+				      f->pd->local_dma_lkey), 0);
+	dp_poll_one(test, f, lone, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->b)->state, IB_QPS_RTS);
+}
+
+/* REG_MR's rules: FREE state, own PD, matching index; LOCAL_INV's too */
+static void rsim_dp_test_fast_reg_rules(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 2);
+	struct ib_send_wr inv = { .opcode = IB_WR_LOCAL_INV,
+				  .send_flags = IB_SEND_SIGNALED };
+	struct ib_wc wc;
+	u32 key;
+
+	/* registering a valid MR again needs a LOCAL_INV first */
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->a, mr, &f->src, 0, 100,
+				     IB_ACCESS_LOCAL_WRITE, false), 0);
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->a, mr, &f->src, 0, 100,
+				     IB_ACCESS_LOCAL_WRITE, false), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->a)->state, IB_QPS_ERR);
+
+	/* reconnect A; invalidating with a stale variant fails */
+	f->a = dp_qp(test, f, IB_QPT_RC, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, f->a, f->a->qp_num, DP_ACCESS, 7),
+			0);
+	key = to_rsim_mr(mr)->reg.key;
+	inv.ex.invalidate_rkey = key ^ 0x80;
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &inv, NULL), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, to_rsim_mr(mr)->state, RSIM_MR_VALID);
+
+	f->a = dp_qp(test, f, IB_QPT_RC, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, f->a, f->a->qp_num, DP_ACCESS, 7),
+			0);
+	inv.ex.invalidate_rkey = key;
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &inv, NULL), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, to_rsim_mr(mr)->state, RSIM_MR_FREE);
+	/* invalidating a FREE MR fails */
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &inv, NULL), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+}
+
+static void rsim_dp_test_reg_other_pd(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_pd *pd2 = rsim_kunit_pd(test, f->rsim);
+	struct ib_mr *mr = rsim_kunit_mr(test, pd2, IB_MR_TYPE_MEM_REG, 2);
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->a, mr, &f->src, 0, 100,
+				     IB_ACCESS_LOCAL_WRITE, true), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, to_rsim_mr(mr)->state, RSIM_MR_FREE);
+}
+
+static void rsim_dp_test_reg_without_map(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 2);
+	struct ib_reg_wr rw = { .wr.opcode = IB_WR_REG_MR, .mr = mr,
+				.key = mr->rkey,
+				.access = IB_ACCESS_LOCAL_WRITE };
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &rw.wr, NULL), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_LOC_QP_OP_ERR);
+}
+
+/* SEND_WITH_INV invalidates the responder's MR; the rkey is then dead */
+static void rsim_dp_test_send_with_inv(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 2);
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND_WITH_INV };
+	struct ib_rdma_wr w = { .wr.opcode = IB_WR_RDMA_WRITE };
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->b, mr, &f->dst, 0, 100,
+				     IB_ACCESS_LOCAL_WRITE | DP_ACCESS, false),
+			0);
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma + 500, 100,
+					   lkey), 0);
+	wr.ex.invalidate_rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 4, lkey), 0);
+	dp_poll_one(test, f, f->b, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, mr->rkey);
+	KUNIT_EXPECT_EQ(test, to_rsim_mr(mr)->state, RSIM_MR_FREE);
+
+	w.remote_addr = mr->iova;
+	w.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &w.wr, f->src.dma, 4, lkey), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+}
+
+static void rsim_dp_test_write_with_imm(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 2);
+	struct ib_rdma_wr w = { .wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM,
+				.wr.ex.imm_data = cpu_to_be32(42) };
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->b, mr, &f->dst, 0, 100,
+				     IB_ACCESS_LOCAL_WRITE | DP_ACCESS, false),
+			0);
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 12, 0, 0, 0), 0);
+	w.remote_addr = mr->iova + 1;
+	w.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &w.wr, f->src.dma, 20, lkey), 0);
+	dp_poll_one(test, f, f->b, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 12);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 20);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 42);
+	KUNIT_EXPECT_EQ(test, dp_cpu(f, &f->dst)[20], 0x5a);
+	KUNIT_EXPECT_EQ(test, f->dst.va[21], 0);
+}
+
+/* UC: no READ; a message the responder cannot take is lost silently */
+static void rsim_dp_test_uc(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture_type(test, IB_QPT_UC, DP_ACCESS, 0);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+	struct ib_rdma_wr rd = { .wr.opcode = IB_WR_RDMA_READ };
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 10, lkey), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, &wc, 1), 0);
+
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 10, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 10, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_poll(f, &wc, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, f->b);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, &wc, 1), 1);
+
+	rd.wr.sg_list = NULL;
+	KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &rd.wr, &bad), -EINVAL);
+}
+
+/* post_send's own checks: errno and bad_wr, nothing queued past it */
+static void rsim_dp_test_post_checks(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_qp *fresh = dp_qp(test, f, IB_QPT_RC, f->pd);
+	struct ib_qp *ud = dp_qp(test, f, IB_QPT_UD, f->pd);
+	struct ib_sge sge[5] = {};
+	struct ib_atomic_wr at = { .wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP };
+	const struct ib_send_wr *bad;
+	struct ib_send_wr *wrs;
+	struct ib_wc *wc;
+	int i;
+
+	wrs = kunit_kcalloc(test, 17, sizeof(*wrs), GFP_KERNEL);
+	wc = kunit_kcalloc(test, 17, sizeof(*wc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wrs);
+	KUNIT_ASSERT_NOT_NULL(test, wc);
+	for (i = 0; i < 17; i++) {
+		wrs[i].opcode = IB_WR_RDMA_WRITE;	/* 0 bytes: no checks */
+		wrs[i].wr_id = i;
+		wrs[i].next = i + 1 < 17 ? &wrs[i + 1] : NULL;
+	}
+	/* RESET, INIT, RTR: nothing can be sent */
+	KUNIT_EXPECT_EQ(test, ib_post_send(fresh, &wrs[16], &bad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_post_send(ud, &wrs[16], &bad), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &at.wr, &bad), -EINVAL);
+
+	wrs[2].sg_list = sge;
+	wrs[2].num_sge = 5;
+	KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &wrs[0], &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wrs[2]);
+	wrs[2].num_sge = 0;
+	wrs[2].send_flags = 1 << 30;
+	KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &wrs[2], &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wrs[2]);
+	wrs[2].send_flags = 0;
+	/* the two before it were executed (unsignaled, no completion) */
+	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 17), 0);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->a)->sq.count, 0);
+
+	/* in SQD the queue fills: the 17th WR does not fit */
+	{
+		struct ib_qp_attr qa = { .qp_state = IB_QPS_SQD };
+
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(f->a, &qa, IB_QP_STATE), 0);
+		KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &wrs[0], &bad),
+				-ENOMEM);
+		KUNIT_EXPECT_PTR_EQ(test, bad,
+				    (const struct ib_send_wr *)&wrs[16]);
+		KUNIT_EXPECT_EQ(test, to_rsim_qp(f->a)->sq.count, 16);
+		/* back to RTS: the queue runs */
+		qa.qp_state = IB_QPS_RTS;
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(f->a, &qa, IB_QP_STATE), 0);
+		KUNIT_EXPECT_EQ(test, to_rsim_qp(f->a)->sq.count, 0);
+	}
+	/* the error state flushes what is posted, in order */
+	{
+		struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(f->a, &qa, IB_QP_STATE), 0);
+		wrs[2].next = NULL;
+		KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &wrs[0], &bad), 0);
+		KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 17), 3);
+		for (i = 0; i < 3; i++) {
+			KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
+			KUNIT_EXPECT_EQ(test, wc[i].wr_id, i);
+		}
+	}
+}
+
+/* The device's data path counters: WRs, bytes, errors. */
+static void rsim_dp_test_counters(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct rsim_dp_stats before = f->rsim->dp;
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	struct ib_sge bad = { .addr = f->src.dma, .length = 1, .lkey = 7 };
+
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 64, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 64, lkey), 0);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.wqes, before.wqes + 1);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.bytes, before.bytes + 64);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.errors, before.errors);
+	wr.sg_list = &bad;
+	wr.num_sge = 1;
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &wr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.wqes, before.wqes + 2);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.bytes, before.bytes + 64);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.errors, before.errors + 1);
+}
+
+/**
+ * struct dp_pingpong - two QPs bouncing a message from completion context
+ * @f: fixture (its CQ is not used: @cq polls in softirq context)
+ * @cq: IB_POLL_SOFTIRQ CQ of both QPs
+ * @a: one end
+ * @b: the other end
+ * @cqe: completion callbacks of @a's and @b's receive WRs
+ * @left: messages still to send
+ * @errors: completions in error
+ * @done: signalled when @left reaches 0 or a completion fails
+ */
+struct dp_pingpong {
+	struct dp_fixture *f;
+	struct ib_cq *cq;
+	struct ib_qp *a;
+	struct ib_qp *b;
+	struct ib_cqe cqe[2];
+	atomic_t left;
+	atomic_t errors;
+	struct completion done;
+};
+
+static int dp_pp_post_recv(struct dp_pingpong *pp, struct ib_qp *qp,
+			   struct ib_cqe *cqe, u64 dma)
+{
+	struct ib_sge sge = { .addr = dma, .length = 64,
+			      .lkey = pp->f->pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_cqe = cqe, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	return ib_post_recv(qp, &wr, NULL);
+}
+
+static int dp_pp_send(struct dp_pingpong *pp, struct ib_qp *qp, u64 dma)
+{
+	struct ib_sge sge = { .addr = dma, .length = 64,
+			      .lkey = pp->f->pd->local_dma_lkey };
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	return ib_post_send(qp, &wr, NULL);
+}
+
+/* softirq: a message arrived; post the receive again and answer it */
+static void dp_pp_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct dp_pingpong *pp = cq->cq_context;
+	bool at_b = wc->wr_cqe == &pp->cqe[1];
+	struct ib_qp *me = at_b ? pp->b : pp->a;
+	u64 buf = at_b ? pp->f->dst.dma : pp->f->src.dma;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			atomic_inc(&pp->errors);
+		complete(&pp->done);
+		return;
+	}
+	if (dp_pp_post_recv(pp, me, wc->wr_cqe, buf + 64) ||
+	    atomic_dec_return(&pp->left) <= 0 || dp_pp_send(pp, me, buf)) {
+		complete(&pp->done);
+		return;
+	}
+}
+
+/*
+ * Post from completion handlers (softirq context): the engine and its
+ * locks must be safe there, and a handler's post must not recurse into
+ * the run that called it.
+ */
+static void dp_cq_free(void *cq)
+{
+	ib_free_cq(cq);
+}
+
+static void rsim_dp_test_softirq_pingpong(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct dp_pingpong *pp = kunit_kzalloc(test, sizeof(*pp), GFP_KERNEL);
+	u64 wqes;
+
+	KUNIT_ASSERT_NOT_NULL(test, pp);
+	pp->f = f;
+	init_completion(&pp->done);
+	atomic_set(&pp->left, 2000);
+	pp->cqe[0].done = dp_pp_done;
+	pp->cqe[1].done = dp_pp_done;
+	pp->cq = ib_alloc_cq(&f->rsim->ibdev, pp, 64, 0, IB_POLL_SOFTIRQ);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pp->cq);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_cq_free,
+							   pp->cq));
+	f->cq = pp->cq;
+	pp->a = dp_qp(test, f, IB_QPT_RC, f->pd);
+	pp->b = dp_qp(test, f, IB_QPT_RC, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, pp->a, pp->b->qp_num, 0, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, pp->b, pp->a->qp_num, 0, 7), 0);
+
+	wqes = f->rsim->dp.wqes;
+	KUNIT_ASSERT_EQ(test, dp_pp_post_recv(pp, pp->a, &pp->cqe[0],
+					      f->src.dma + 64), 0);
+	KUNIT_ASSERT_EQ(test, dp_pp_post_recv(pp, pp->b, &pp->cqe[1],
+					      f->dst.dma + 64), 0);
+	KUNIT_ASSERT_EQ(test, dp_pp_send(pp, pp->a, f->src.dma), 0);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&pp->done, 20 * HZ),
+			0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&pp->errors), 0);
+	KUNIT_EXPECT_LE(test, atomic_read(&pp->left), 0);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.wqes - wqes, 2000);
+}
+
+/* A requester waiting on RNR fails when its responder is destroyed. */
+static void rsim_dp_test_rnr_responder_destroyed(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_qp *a = dp_qp(test, f, IB_QPT_RC, f->pd);
+	struct ib_qp *b = dp_qp(test, f, IB_QPT_RC, f->pd);
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, b, a->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(a, &wr, f->src.dma, 10,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, &wc, 1), 0);
+	/* destroy the responder now */
+	kunit_release_action(test, dp_qp_destroy, b);
+	dp_poll_one(test, f, a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
+}
+
+static struct kunit_case rsim_dp_test_cases[] = {
+	KUNIT_CASE(rsim_dp_test_send_recv),
+	KUNIT_CASE(rsim_dp_test_sg_lists),
+	KUNIT_CASE(rsim_dp_test_inline),
+	KUNIT_CASE(rsim_dp_test_frwr_write_read),
+	KUNIT_CASE(rsim_dp_test_iova_rewritten),
+	KUNIT_CASE(rsim_dp_test_map_after_reg),
+	KUNIT_CASE(rsim_dp_test_sg_gaps),
+	KUNIT_CASE_PARAM(rsim_dp_test_rkey_checks, dp_rkey_gen_params),
+	KUNIT_CASE(rsim_dp_test_lkey_checks),
+	KUNIT_CASE(rsim_dp_test_bad_lkey),
+	KUNIT_CASE(rsim_dp_test_recv_too_small),
+	KUNIT_CASE(rsim_dp_test_rnr),
+	KUNIT_CASE(rsim_dp_test_rnr_no_retry),
+	KUNIT_CASE(rsim_dp_test_rnr_responder_error),
+	KUNIT_CASE(rsim_dp_test_not_connected),
+	KUNIT_CASE(rsim_dp_test_fast_reg_rules),
+	KUNIT_CASE(rsim_dp_test_reg_other_pd),
+	KUNIT_CASE(rsim_dp_test_reg_without_map),
+	KUNIT_CASE(rsim_dp_test_send_with_inv),
+	KUNIT_CASE(rsim_dp_test_write_with_imm),
+	KUNIT_CASE(rsim_dp_test_uc),
+	KUNIT_CASE(rsim_dp_test_post_checks),
+	KUNIT_CASE(rsim_dp_test_counters),
+	KUNIT_CASE(rsim_dp_test_rnr_responder_destroyed),
+	KUNIT_CASE(rsim_dp_test_softirq_pingpong),
+	RSIM_KUNIT_NO_LEFTOVERS,
+	{}
+};
+
+static struct kunit_suite rsim_dp_test_suite = {
+	.name = "rdmasim_datapath",
+	.suite_init = rsim_kunit_suite_init,
+	.test_cases = rsim_dp_test_cases,
+};
+
+kunit_test_suite(rsim_dp_test_suite);
