@@ -999,7 +999,7 @@ static void rsim_dp_test_post_checks(struct kunit *test)
 	}
 }
 
-/* The device's data path counters: WRs, bytes, errors. */
+/* The device's data path counters: WRs, bytes, errors, port counters. */
 static void rsim_dp_test_counters(struct kunit *test)
 {
 	struct dp_fixture *f = dp_fixture(test);
@@ -1013,12 +1013,23 @@ static void rsim_dp_test_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->rsim->dp.wqes, before.wqes + 1);
 	KUNIT_EXPECT_EQ(test, f->rsim->dp.bytes, before.bytes + 64);
 	KUNIT_EXPECT_EQ(test, f->rsim->dp.errors, before.errors);
+	/* the port counters the PMA reports: both directions, one packet */
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.port.xmit_data,
+			before.port.xmit_data + 64);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.port.rcv_data,
+			before.port.rcv_data + 64);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.port.xmit_pkts,
+			before.port.xmit_pkts + 1);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.port.rcv_pkts,
+			before.port.rcv_pkts + 1);
 	wr.sg_list = &bad;
 	wr.num_sge = 1;
 	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &wr, NULL), 0);
 	KUNIT_EXPECT_EQ(test, f->rsim->dp.wqes, before.wqes + 2);
 	KUNIT_EXPECT_EQ(test, f->rsim->dp.bytes, before.bytes + 64);
 	KUNIT_EXPECT_EQ(test, f->rsim->dp.errors, before.errors + 1);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.port.xmit_pkts,
+			before.port.xmit_pkts + 1);
 }
 
 /**

@@ -36,6 +36,34 @@ check "umad_node_for_rdmasim0" sh -c \
 		[ "$(cat $d/ibdev)" = rdmasim0 ] && [ -c /dev/infiniband/${d##*/} ] && exit 0
 	 done; exit 1'
 
+# The SMA answers directed-route SMPs that end at the port (the MAD
+# layer hands them to process_mad): infiniband-diags' smpquery, through
+# /dev/infiniband/umadN, with no fabric and no SM.
+smpquery -C rdmasim0 -P 1 -D nodeinfo 0 >/run/ni.out 2>&1
+cat /run/ni.out >/dev/console
+check "smpquery_nodeinfo" sh -c \
+	'grep -q "NodeType:.*Channel Adapter" /run/ni.out &&
+	 grep -q "NumPorts:.*1" /run/ni.out &&
+	 grep -q "Guid:.*0x02ca510000000000" /run/ni.out'
+check "smpquery_portinfo" sh -c \
+	'smpquery -C rdmasim0 -P 1 -D portinfo 0 >/run/pi.out 2>&1;
+	 cat /run/pi.out >/dev/console;
+	 grep -q "^Lid:\.*1$" /run/pi.out &&
+	 grep -q "^SMLid:\.*1$" /run/pi.out &&
+	 grep -q "^LinkState:\.*Active" /run/pi.out &&
+	 grep -q "^LinkSpeedExtActive:\.*25.78125 Gbps" /run/pi.out'
+check "smpquery_nodedesc" sh -c \
+	"smpquery -C rdmasim0 -P 1 -D nodedesc 0 | grep -q \"\$(cat $IB/rdmasim0/node_desc)\""
+check "smpquery_pkeys" sh -c \
+	'smpquery -C rdmasim0 -P 1 -D pkeys 0 | grep -q "0xffff"'
+check "smpquery_guidinfo" sh -c \
+	'smpquery -C rdmasim0 -P 1 -D guidinfo 0 | grep -q "0x02ca510000000001"'
+# the PMA behind sysfs: the extended counters table
+check "sysfs_pma_counters" sh -c \
+	"test -r $IB/rdmasim0/ports/1/counters/port_xmit_data &&
+	 test -r $IB/rdmasim0/ports/1/counters/unicast_rcv_packets &&
+	 cat $IB/rdmasim0/ports/1/counters/port_rcv_data >/dev/null"
+
 # restrack: the MAD layer's PD, CQ and QP0/QP1 are visible to rdma
 rdma res show >/dev/console
 check "restrack_shows_mad_objects" sh -c \
@@ -43,6 +71,7 @@ check "restrack_shows_mad_objects" sh -c \
 
 check "debugfs_resources" sh -c "grep -q '^pd ' $DBG/rdmasim0/resources"
 check "debugfs_limits" sh -c "grep -qx 'max_fast_reg_page_list_len 512' $DBG/rdmasim0/limits"
+check "debugfs_datapath" sh -c "grep -q '^wqes [0-9]*$' $DBG/rdmasim0/datapath"
 check "debugfs_fault_knob" test -w $DBG/rdmasim0/fault/alloc/fail_nth
 check "mad_pool_in_debugfs" sh -c \
 	"grep -qx 'buf_len 296' $DBG/rdmasim0/mad_pool/stats &&

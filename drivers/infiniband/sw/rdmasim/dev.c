@@ -128,8 +128,8 @@ static int rsim_query_device(struct ib_device *ibdev,
 	attr->max_mr_size = lim->max_mr_size;
 	attr->page_size_cap = RSIM_PAGE_SIZE_CAP;
 	attr->vendor_id = 0;
-	attr->vendor_part_id = 0x5153;	/* "SQ" */
-	attr->hw_ver = 1;
+	attr->vendor_part_id = RSIM_VENDOR_PART_ID;
+	attr->hw_ver = RSIM_HW_VER;
 	attr->max_qp = lim->max_res[RSIM_RES_QP];
 	attr->max_qp_wr = lim->max_qp_wr;
 	attr->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR |
@@ -183,8 +183,7 @@ static int rsim_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->max_mtu = IB_MTU_4096;
 	attr->active_mtu = IB_MTU_4096;
 	attr->gid_tbl_len = 1;
-	attr->port_cap_flags = IB_PORT_SM | IB_PORT_CM_SUP |
-			       IB_PORT_SYS_IMAGE_GUID_SUP;
+	attr->port_cap_flags = RSIM_PORT_CAP_FLAGS;
 	attr->max_msg_sz = 0x80000000;
 	attr->pkey_tbl_len = rsim->cfg.limits.pkey_tbl_len;
 	attr->lmc = 0;
@@ -293,6 +292,7 @@ static const struct ib_device_ops rsim_dev_ops = {
 	.get_dev_fw_str = rsim_get_dev_fw_str,
 	.get_port_immutable = rsim_get_port_immutable,
 	.modify_port = rsim_modify_port,
+	.process_mad = rsim_process_mad,
 	.query_device = rsim_query_device,
 	.query_gid = rsim_query_gid,
 	.query_pkey = rsim_query_pkey,

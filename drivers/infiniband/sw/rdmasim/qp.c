@@ -807,6 +807,24 @@ drop_rwqe:
 	return IB_WC_SUCCESS;
 }
 
+/* a delivered message: the data path and port counters */
+static void rsim_dp_count(struct rsim_dev *rsim, struct rsim_qp *qp,
+			  const struct rsim_send_wqe *wqe, u64 len)
+{
+	struct rsim_port_counters *c = &rsim->dp.port;
+	u64 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	u64 pkts;
+
+	if (wqe->opcode == IB_WR_REG_MR || wqe->opcode == IB_WR_LOCAL_INV)
+		return;
+	rsim->dp.bytes += len;
+	pkts = max_t(u64, 1, DIV_ROUND_UP_ULL(len, mtu));
+	c->xmit_data += len;
+	c->rcv_data += len;
+	c->xmit_pkts += pkts;
+	c->rcv_pkts += pkts;
+}
+
 /*
  * Execute @qp's send queue from its head until it is empty, the QP
  * leaves RTS, a SEND waits for a receive WR, or a WR fails (the QP then
@@ -839,7 +857,7 @@ static void rsim_qp_run_locked(struct rsim_dev *rsim, struct rsim_qp *qp,
 		}
 		rsim->dp.wqes++;
 		if (status == IB_WC_SUCCESS)
-			rsim->dp.bytes += len;
+			rsim_dp_count(rsim, qp, wqe, len);
 		else
 			rsim->dp.errors++;
 

@@ -160,18 +160,44 @@ struct rsim_port {
 	u32 pkey_viol;
 };
 
+/* What query_device, query_port and the SMA report */
+#define RSIM_VENDOR_PART_ID	0x5153	/* "SQ" */
+#define RSIM_HW_VER		1
+#define RSIM_PORT_CAP_FLAGS	(IB_PORT_SM | IB_PORT_CM_SUP |		\
+				 IB_PORT_SYS_IMAGE_GUID_SUP |		\
+				 IB_PORT_EXTENDED_SPEEDS_SUP)
+
+/**
+ * struct rsim_port_counters - the PMA's port counters
+ * @xmit_data: payload bytes sent
+ * @rcv_data: payload bytes received
+ * @xmit_pkts: packets sent (path-MTU packets of each message, at least 1)
+ * @rcv_pkts: packets received
+ *
+ * Each message the loopback data path delivers leaves and enters the
+ * same port, so it counts on both sides.
+ */
+struct rsim_port_counters {
+	u64 xmit_data;
+	u64 rcv_data;
+	u64 xmit_pkts;
+	u64 rcv_pkts;
+};
+
 /**
  * struct rsim_dp_stats - what the loopback data path did
  * @wqes: send WRs executed (successfully or not)
  * @bytes: payload bytes moved between registered memory
  * @errors: send WRs that completed in error (flushes not counted)
  * @rnr_waits: SENDs that found no receive WR and waited for one
+ * @port: the port counters the PMA reports and clears
  */
 struct rsim_dp_stats {
 	u64 wqes;
 	u64 bytes;
 	u64 errors;
 	u64 rnr_waits;
+	struct rsim_port_counters port;
 };
 
 /**
@@ -482,6 +508,12 @@ void rsim_puda_set_fail_nth(struct rsim_puda_pool *pool, int alloc_nth,
 			    int map_nth);
 int rsim_puda_live_mappings(void);
 void rsim_puda_set_global_fail_nth(int alloc_nth, int map_nth);
+
+/* mad.c */
+int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
+		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		     const struct ib_mad *in, struct ib_mad *out,
+		     size_t *out_size, u16 *out_pkey_index);
 
 /* debugfs.c */
 void rsim_debugfs_register(void);
