@@ -346,22 +346,33 @@ static enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
 	}
 }
 
+/*
+ * Complete the receive WR at the head of @qp's receive queue with @wc
+ * (its wr_id and QP filled in here) and remove it.
+ */
+static void rsim_rq_complete_locked(struct rsim_qp *qp, struct ib_wc *wc,
+				    bool solicited, struct rsim_kick *k)
+{
+	struct rsim_recv_wqe *wqe = rsim_wqe(&qp->rq, 0);
+
+	lockdep_assert_held(&qp->lock);
+	wc->wr_id = wqe->wr_id;
+	wc->qp = &qp->ibqp;
+	rsim_push(k, qp->ibqp.recv_cq, wc, solicited);
+	qp->rq.head = (qp->rq.head + 1) % qp->rq.max_wr;
+	qp->rq.count--;
+}
+
 /* Posted receives complete with IB_WC_WR_FLUSH_ERR, in order. */
 static void rsim_qp_flush_rq_locked(struct rsim_qp *qp, struct rsim_kick *k)
 {
-	lockdep_assert_held(&qp->lock);
 	while (qp->rq.count) {
-		struct rsim_recv_wqe *wqe = rsim_wqe(&qp->rq, 0);
 		struct ib_wc wc = {
-			.wr_id = wqe->wr_id,
 			.status = IB_WC_WR_FLUSH_ERR,
 			.opcode = IB_WC_RECV,
-			.qp = &qp->ibqp,
 		};
 
-		rsim_push(k, qp->ibqp.recv_cq, &wc, false);
-		qp->rq.head = (qp->rq.head + 1) % qp->rq.max_wr;
-		qp->rq.count--;
+		rsim_rq_complete_locked(qp, &wc, false, k);
 	}
 }
 
@@ -609,17 +620,12 @@ static void rsim_dp_responder_error(struct rsim_qp *qp, struct rsim_qp *peer,
 {
 	spin_lock(&peer->lock);
 	if (took_wqe) {
-		struct rsim_recv_wqe *rwqe = rsim_wqe(&peer->rq, 0);
 		struct ib_wc wc = {
-			.wr_id = rwqe->wr_id,
 			.status = rstatus,
 			.opcode = IB_WC_RECV,
-			.qp = &peer->ibqp,
 		};
 
-		rsim_push(k, peer->ibqp.recv_cq, &wc, false);
-		peer->rq.head = (peer->rq.head + 1) % peer->rq.max_wr;
-		peer->rq.count--;
+		rsim_rq_complete_locked(peer, &wc, false, k);
 	}
 	/* a QP connected to itself flushes its send queue as requester */
 	rsim_qp_error_locked(peer, peer != qp, k);
@@ -773,12 +779,10 @@ static int rsim_qp_exec(struct rsim_dev *rsim, struct rsim_qp *qp,
 
 	if (rwqe) {
 		struct ib_wc wc = {
-			.wr_id = rwqe->wr_id,
 			.status = IB_WC_SUCCESS,
 			.opcode = wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM ?
 				  IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
 			.byte_len = *len,
-			.qp = &peer->ibqp,
 			.src_qp = qp->ibqp.qp_num,
 			.slid = READ_ONCE(rsim->port.lid),
 			.sl = rdma_ah_get_sl(&qp->attr.ah_attr),
@@ -794,10 +798,8 @@ static int rsim_qp_exec(struct rsim_dev *rsim, struct rsim_qp *qp,
 			wc.ex.invalidate_rkey = wqe->inv;
 		}
 		spin_lock(&peer->lock);
-		rsim_push(k, peer->ibqp.recv_cq, &wc,
-			  wqe->send_flags & IB_SEND_SOLICITED);
-		peer->rq.head = (peer->rq.head + 1) % peer->rq.max_wr;
-		peer->rq.count--;
+		rsim_rq_complete_locked(peer, &wc,
+					wqe->send_flags & IB_SEND_SOLICITED, k);
 		spin_unlock(&peer->lock);
 	}
 	return IB_WC_SUCCESS;
