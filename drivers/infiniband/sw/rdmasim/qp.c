@@ -744,14 +744,14 @@ static int rsim_qp_exec(struct rsim_dev *rsim, struct rsim_qp *qp,
 				  rwqe->num_sge, IB_ACCESS_LOCAL_WRITE,
 				  peer->rq.refs, &cap)) {
 			if (!rc)
-				goto drop_rwqe;
+				return IB_WC_SUCCESS;	/* dropped */
 			rsim_dp_responder_error(qp, peer, true,
 						IB_WC_LOC_PROT_ERR, k);
 			return IB_WC_REM_OP_ERR;
 		}
 		if (cap < *len) {
 			if (!rc)
-				goto drop_rwqe;
+				return IB_WC_SUCCESS;	/* dropped */
 			rsim_dp_responder_error(qp, peer, true,
 						IB_WC_LOC_LEN_ERR, k);
 			return IB_WC_REM_INV_REQ_ERR;
@@ -762,7 +762,7 @@ static int rsim_qp_exec(struct rsim_dev *rsim, struct rsim_qp *qp,
 			return IB_WC_LOC_PROT_ERR;
 		if (err) {
 			if (!rc)
-				goto drop_rwqe;
+				return IB_WC_SUCCESS;	/* dropped */
 			rsim_dp_responder_error(qp, peer, true,
 						IB_WC_LOC_PROT_ERR, k);
 			return IB_WC_REM_OP_ERR;
@@ -802,10 +802,6 @@ static int rsim_qp_exec(struct rsim_dev *rsim, struct rsim_qp *qp,
 					wqe->send_flags & IB_SEND_SOLICITED, k);
 		spin_unlock(&peer->lock);
 	}
-	return IB_WC_SUCCESS;
-
-drop_rwqe:
-	/* UC: a message the responder cannot take is dropped, WR kept */
 	return IB_WC_SUCCESS;
 }
 
