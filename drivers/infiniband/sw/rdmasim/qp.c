@@ -133,6 +133,13 @@ static void *rsim_wqe(struct rsim_wq *wq, u32 n)
 	return wq->ring + (size_t)((wq->head + n) % wq->max_wr) * wq->wqe_size;
 }
 
+/* Remove the WR at the head; under the QP lock (and dp_lock, see above). */
+static void rsim_wq_pop(struct rsim_wq *wq)
+{
+	wq->head = (wq->head + 1) % wq->max_wr;
+	wq->count--;
+}
+
 /*
  * A ring of @max_wr slots of @hdr bytes plus @max_sge SGEs (or @payload
  * bytes of inline data, if more), followed by @max_sge checked ranges:
@@ -359,8 +366,7 @@ static void rsim_rq_complete_locked(struct rsim_qp *qp, struct ib_wc *wc,
 	wc->wr_id = wqe->wr_id;
 	wc->qp = &qp->ibqp;
 	rsim_push(k, qp->ibqp.recv_cq, wc, solicited);
-	qp->rq.head = (qp->rq.head + 1) % qp->rq.max_wr;
-	qp->rq.count--;
+	rsim_wq_pop(&qp->rq);
 }
 
 /* Posted receives complete with IB_WC_WR_FLUSH_ERR, in order. */
@@ -390,8 +396,7 @@ static void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_kick *k)
 		};
 
 		rsim_push(k, qp->ibqp.send_cq, &wc, false);
-		qp->sq.head = (qp->sq.head + 1) % qp->sq.max_wr;
-		qp->sq.count--;
+		rsim_wq_pop(&qp->sq);
 	}
 	qp->rnr_wait = false;
 }
@@ -407,7 +412,7 @@ static void rsim_qp_error_locked(struct rsim_qp *qp, bool sq,
 	rsim_qp_flush_rq_locked(qp, k);
 }
 
-static void rsim_kick_run(struct rsim_dev *rsim, struct rsim_kick *k)
+static void rsim_kick_run(struct rsim_kick *k)
 {
 	unsigned int i;
 
@@ -508,7 +513,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 out_unlock:
 	spin_unlock(&qp->lock);
 	spin_unlock_irqrestore(&rsim->dp_lock, flags);
-	rsim_kick_run(rsim, &k);
+	rsim_kick_run(&k);
 	if (err || (ibqp->qp_type != IB_QPT_RC &&
 		    ibqp->qp_type != IB_QPT_UC))
 		return err;
@@ -873,8 +878,7 @@ static void rsim_qp_run_locked(struct rsim_dev *rsim, struct rsim_qp *qp,
 
 			rsim_push(k, qp->ibqp.send_cq, &wc, false);
 		}
-		qp->sq.head = (qp->sq.head + 1) % qp->sq.max_wr;
-		qp->sq.count--;
+		rsim_wq_pop(&qp->sq);
 		if (status != IB_WC_SUCCESS)
 			rsim_qp_error_locked(qp, true, k);
 		spin_unlock(&qp->lock);
@@ -908,7 +912,7 @@ void rsim_dp_run(struct rsim_dev *rsim, u32 qpn, bool waiting)
 	/* rsim_dp_sync() waits for the handlers too */
 	atomic_inc(&rsim->dp_active);
 	spin_unlock_irqrestore(&rsim->dp_lock, flags);
-	rsim_kick_run(rsim, &k);
+	rsim_kick_run(&k);
 	if (atomic_dec_and_test(&rsim->dp_active))
 		wake_up_var(&rsim->dp_active);
 }
@@ -1058,7 +1062,7 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		rsim_qp_flush_sq_locked(qp, &k);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_kick_run(rsim, &k);
+	rsim_kick_run(&k);
 	if (err)
 		*bad_wr = wr;
 	if (state == IB_QPS_RTS)
@@ -1107,7 +1111,7 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		peer = qp->attr.dest_qp_num;
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_kick_run(rsim, &k);
+	rsim_kick_run(&k);
 	if (err)
 		*bad_wr = wr;
 	/* a requester waiting for a receive WR (RNR) goes on */
