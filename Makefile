@@ -7,6 +7,7 @@
 #   make check					every test (see README)
 #   make demo					boot UML with rdmasim, rxe, siw
 #   make bench					figures from a non-debug UML kernel
+#   make conformance				the conformance suites alone (UML)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -27,4 +28,7 @@ demo:
 bench:
 	scripts/bench.sh
 
-.PHONY: all modules clean check demo bench
+conformance:
+	scripts/conformance-uml.sh
+
+.PHONY: all modules clean check demo bench conformance

@@ -7,7 +7,12 @@ suites are the ones kunit/*.c declare), a failed shell selftest line, and
 any KASAN, kmemleak, lockdep, DMA-API debug, WARN or BUG report anywhere in
 the log, even when every case passed.
 
+The conformance suites (rdma_conformance.ko, between RSIM-CONF markers)
+are judged by conformance-table.py, which prints the rule x device table
+and writes it to the output directory.
+
 usage: check-run.py <console log> <kernel source> <repo top> [--json out]
+                    [--conformance dev,dev,... --out dir]
 """
 import glob
 import json
@@ -53,9 +58,15 @@ def strip_ts(line):
     return re.sub(r'^\[\s*\d+\.\d+\]\s?', '', line)
 
 
+def option(name):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
+
+
 def main():
     log_path, ksrc, top = sys.argv[1:4]
-    json_out = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == '--json' else None
+    json_out = option('--json')
+    conf_devs = option('--conformance')
+    out_dir = option('--out')
     with open(log_path, errors='replace') as f:
         lines = f.read().splitlines()
     problems = []
@@ -145,7 +156,20 @@ def main():
         if 'RSIM-SELFTEST #' in l:
             print('  ' + l.split('RSIM-SELFTEST ', 1)[1])
 
-    # 4. kmemleak's list, printed between markers
+    # 4. the conformance suites: the table, and its judgement
+    if conf_devs:
+        cmd = [sys.executable, os.path.join(top, 'scripts', 'conformance-table.py'),
+               log_path, '--expect', conf_devs, '--judge',
+               '--known', os.path.join(top, 'kunit', 'conformance', 'known-divergences')]
+        if out_dir:
+            cmd += ['--out', out_dir]
+        print()
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        sys.stdout.write(res.stdout + res.stderr)
+        if res.returncode:
+            problems.append('conformance: see "conformance FAILED" above')
+
+    # 5. kmemleak's list, printed between markers
     try:
         kb = next(i for i, l in enumerate(lines) if 'RSIM-KMEMLEAK-BEGIN' in l)
         ke = next(i for i, l in enumerate(lines) if 'RSIM-KMEMLEAK-END' in l)

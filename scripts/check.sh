@@ -7,9 +7,10 @@
 #   2. lint: checkpatch --strict, kernel-doc; W=1 + sparse build for UML
 #   3. W=1 build against Debian 12's stock 6.1 kernel headers, and a W=1
 #      compile against Debian 13's 6.12 (a prepared UML tree)
-#   4. boot UML with rdmasim, rdma_rxe and siw; KUnit suites, shell
-#      selftest; the log must be free of KASAN, kmemleak, lockdep,
-#      DMA-API, WARN and BUG reports
+#   4. boot UML with rdmasim, rdma_rxe and siw; KUnit suites, the
+#      conformance suites on all three devices (a rule x device table in
+#      out/conformance.txt), shell selftest; the log must be free of
+#      KASAN, kmemleak, lockdep, DMA-API, WARN and BUG reports
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
@@ -32,10 +33,11 @@ rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
 rsim_build_modules "$RSIM_KBUILD" um uml-7.3 C=2 CHECK="$(rsim_sparse)"
 
 export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
-stage "booting UML: KUnit suites and selftest (about 5 min)"
+stage "booting UML: KUnit suites, conformance, selftest (about 8 min)"
 "$RSIM_TOP/scripts/run-uml.sh" check "$RSIM_OUT/uml-check.log"
 stage "UML run finished; judging $RSIM_OUT/uml-check.log"
 python3 "$RSIM_TOP/scripts/check-run.py" "$RSIM_OUT/uml-check.log" \
-	"$RSIM_KSRC" "$RSIM_TOP" --json "$RSIM_OUT/kunit.json" ||
+	"$RSIM_KSRC" "$RSIM_TOP" --json "$RSIM_OUT/kunit.json" \
+	--conformance rdmasim0,rxe0,siw0 --out "$RSIM_OUT" ||
 	die "make check failed"
 stage "make check passed"

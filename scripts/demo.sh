@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The main job: boot the UML test kernel with rdmasim, rdma_rxe (over a
-# veth pair) and siw (on lo) loaded, and show what rdma, sysfs and ibstat
-# see, then allocate and map an MR on every device (tools/demo).
+# The main job: boot the UML test kernel with rdmasim, rdma_rxe and siw
+# (over the two ends of a veth pair) loaded, and show what rdma, sysfs and
+# ibstat see, then allocate and map an MR on every device (tools/demo).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"

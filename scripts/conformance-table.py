@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The conformance suites' results as a table: rule x device.
+
+Reads the KTAP that rdma_conformance.ko printed (a console log with
+RSIM-CONF-BEGIN/END markers, or a plain dmesg), prints the table and
+writes it, with the same data as JSON, to --out.
+
+With --judge (make check), the run fails when
+  - a device named by --expect has no results, or a suite of it is missing;
+  - an rdmasim device does not pass every rule;
+  - another device fails a rule that is not listed as a known divergence
+    of its driver in --known (the table marks listed ones 'known');
+  - a listed divergence does not fail any more (the list must stay true).
+
+usage: conformance-table.py LOG [--out DIR] [--known FILE]
+                            [--expect dev,dev] [--judge]
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+AREAS = ['mr', 'map', 'frwr', 'limits']
+TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+SUITE = re.compile(r'^ {4}# Subtest: rdma_conformance_(\w+)\.(\S+)$')
+CASE = re.compile(r'^ {4}(not ok|ok) \d+ (\w+)(?: # SKIP ?(.*))?$')
+PARAM = re.compile(r'^ {8}(not ok|ok) \d+ (.+?)(?: # SKIP ?(.*))?$')
+PARAM_CASE = re.compile(r'^ {8}# Subtest: (\w+)$')
+TOP = re.compile(r'^(not ok|ok) \d+ rdma_conformance_(\w+)\.(\S+)')
+RULE = re.compile(r'^ {4}# (\w+): rule: (.*) \[(.*)\]$')
+FAILED = re.compile(r'^ {4}# (\w+): (EXPECTATION|ASSERTION) FAILED at (\S+)')
+TARGET = re.compile(r'rdma_conformance: target (\S+): driver (\S+), port (\d+), (.*)$')
+
+
+def ktap_lines(path):
+    """The conformance section of a log, timestamps stripped."""
+    with open(path, errors='replace') if path != '-' else sys.stdin as f:
+        lines = [TS.sub('', l.rstrip('\n')) for l in f]
+    begin = [i for i, l in enumerate(lines) if 'RSIM-CONF-BEGIN' in l]
+    end = [i for i, l in enumerate(lines) if 'RSIM-CONF-END' in l]
+    if begin and end:
+        return lines[begin[-1] + 1:end[-1]]
+    return lines
+
+
+def parse(lines):
+    """devices: {dev: {driver, transport}}, results: {(dev, rule): {...}}"""
+    devices, results, suites = {}, {}, set()
+    order = []
+    dev = area = None
+    pending = {}          # rule -> params seen so far
+    param_case = None     # the case whose parameters are being printed
+    last_fail = None      # the (dev, rule) whose failure message follows
+    for line in lines:
+        m = TARGET.search(line)
+        if m:
+            devices[m.group(1)] = {'driver': m.group(2), 'port': int(m.group(3)),
+                                   'transport': m.group(4)}
+            continue
+        m = SUITE.match(line)
+        if m:
+            area, dev = m.group(1), m.group(2)
+            suites.add((dev, area))
+            pending = {}
+            last_fail = None
+            continue
+        m = TOP.match(line)
+        if m:
+            dev = area = None
+            continue
+        if dev is None:
+            continue
+        m = RULE.match(line)
+        if m:
+            r = results.setdefault((dev, m.group(1)), new_result(area, m.group(1)))
+            r['rule'], r['source'] = m.group(2), m.group(3)
+            if m.group(1) not in order:
+                order.append(m.group(1))
+            last_fail = None
+            continue
+        m = FAILED.match(line)
+        if m:
+            last_fail = (dev, m.group(1))
+            results.setdefault(last_fail, new_result(area, m.group(1)))
+            continue
+        m = PARAM_CASE.match(line)
+        if m:
+            param_case = m.group(1)
+            last_fail = None
+            continue
+        m = PARAM.match(line)
+        if m:
+            pending.setdefault(param_case, []).append(
+                {'name': m.group(2), 'status': status(m.group(1), m.group(3)),
+                 'skip': m.group(3)})
+            last_fail = None
+            continue
+        m = CASE.match(line)
+        if m:
+            rule = m.group(2)
+            r = results.setdefault((dev, rule), new_result(area, rule))
+            r['status'] = status(m.group(1), m.group(3))
+            r['skip'] = m.group(3)
+            r['params'] = pending.pop(rule, [])
+            if rule not in order:
+                order.append(rule)
+            last_fail = None
+            continue
+        if last_fail and line.startswith(f'[{dev}] '):
+            # RCF_FAIL's message: "[<device>] what it did"
+            results[last_fail]['observed'].append(line[len(dev) + 3:])
+        elif last_fail and re.match(r'^ {4,}[^ #]', line):
+            # a KUNIT_ASSERT's "Expected ..." lines
+            results[last_fail]['observed'].append(line.strip())
+        else:
+            last_fail = None
+    return devices, results, suites, order
+
+
+def new_result(area, rule):
+    return {'area': area, 'name': rule, 'rule': '', 'source': '',
+            'status': 'MISSING', 'skip': None, 'observed': [], 'params': []}
+
+
+def status(ok, skip):
+    if ok == 'not ok':
+        return 'FAIL'
+    return 'SKIP' if skip is not None else 'PASS'
+
+
+def load_known(path):
+    """driver rule anchor, one per line; # starts a comment"""
+    known = {}
+    if not path:
+        return known
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].split()
+            if not line:
+                continue
+            if len(line) != 3:
+                sys.exit(f'{path}:{n}: want "driver rule anchor"')
+            known[(line[0], line[1])] = line[2]
+    return known
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('log')
+    ap.add_argument('--out')
+    ap.add_argument('--known')
+    ap.add_argument('--expect', default='')
+    ap.add_argument('--judge', action='store_true')
+    args = ap.parse_args()
+
+    devices, results, suites, order = parse(ktap_lines(args.log))
+    known = load_known(args.known)
+    devs = list(devices) or sorted({d for d, _ in results})
+    # rdmasim first: the reference the others are read against
+    devs.sort(key=lambda d: devices.get(d, {}).get('driver') != 'rdmasim')
+    problems = []
+
+    for d in [x for x in args.expect.split(',') if x]:
+        if d not in devices:
+            problems.append(f'{d}: no conformance results')
+        else:
+            for a in AREAS:
+                if (d, a) not in suites:
+                    problems.append(f'{d}: suite rdma_conformance_{a}.{d} is missing')
+
+    # one mark per cell; 'known' for a listed divergence that still fails
+    cells = {}
+    for d in devs:
+        drv = devices.get(d, {}).get('driver', '?')
+        for rule in order:
+            r = results.get((d, rule))
+            st = r['status'] if r else 'MISSING'
+            anchor = known.get((drv, rule))
+            mark = st.lower()
+            if drv == 'rdmasim' and st != 'PASS':
+                problems.append(f'{d} {rule}: {st} (rdmasim must pass every rule)'
+                                + (': ' + '; '.join(r['observed'][:3]) if r and r['observed'] else ''))
+                mark = st
+            elif st == 'FAIL' and anchor:
+                mark = 'known'
+            elif st == 'FAIL':
+                problems.append(f'{d} {rule}: FAIL, not a known divergence of {drv}: '
+                                + '; '.join(r['observed'][:3]))
+                mark = 'FAIL'
+            elif anchor:
+                problems.append(f'{d} {rule}: listed as a known divergence of {drv} '
+                                f'({anchor}) but {st.lower()}: update the list')
+            elif st == 'MISSING':
+                mark = 'MISSING'
+                if d in devices:
+                    problems.append(f'{d} {rule}: no result')
+            cells[(d, rule)] = mark
+
+    color = sys.stdout.isatty()
+    out = []
+    w = max([len(r) for r in order] + [4]) + 2
+    cw = max([len(d) for d in devs] + [8]) + 2
+    out.append('rule'.ljust(w) + ''.join(d.ljust(cw) for d in devs))
+    area = None
+    for rule in order:
+        a = next((results[(d, rule)]['area'] for d in devs if (d, rule) in results), '')
+        if a != area:
+            out.append(f'[{a}]')
+            area = a
+        out.append(rule.ljust(w) + ''.join(cells.get((d, rule), '-').ljust(cw) for d in devs))
+    out.append('')
+    out.append('per device:')
+    for d in devs:
+        marks = [cells.get((d, r), 'MISSING') for r in order]
+        cnt = {k: marks.count(k) for k in set(marks)}
+        info = devices.get(d, {})
+        line = (f'  {d:10} {info.get("driver", "?"):10} {info.get("transport", "?")}: '
+                + ', '.join(f'{cnt[k]} {k}' for k in sorted(cnt)))
+        red = any(m in ('FAIL', 'SKIP', 'MISSING') for m in marks) and \
+            info.get('driver') == 'rdmasim' or 'FAIL' in marks
+        if red:
+            line += '   <-- RED'
+        out.append(f'\033[31m{line}\033[0m' if color and red else line)
+    out.append('')
+    out.append('observed where a rule failed (known divergences are explained in '
+               'Documentation/conformance.rst):')
+    for d in devs:
+        drv = devices.get(d, {}).get('driver', '?')
+        for rule in order:
+            r = results.get((d, rule))
+            if not r or r['status'] != 'FAIL':
+                continue
+            anchor = known.get((drv, rule))
+            tag = f'known: #{anchor}' if anchor else 'NOT KNOWN'
+            out.append(f'  {d} {rule} [{tag}]')
+            for o in r['observed'][:6]:
+                out.append(f'      {o}')
+            for p in r['params']:
+                if p['status'] == 'FAIL':
+                    out.append(f'      param {p["name"]}: fail')
+    out.append('')
+    out.append('rules:')
+    for rule in order:
+        r = next((results[(d, rule)] for d in devs if (d, rule) in results), None)
+        if r:
+            out.append(f'  {rule}: {r["rule"]}')
+            out.append(f'      [{r["source"]}]')
+    text = '\n'.join(out) + '\n'
+    sys.stdout.write(text)
+
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, 'conformance.txt'), 'w') as f:
+            f.write(text.replace('\033[31m', '').replace('\033[0m', ''))
+        doc = {'devices': devices,
+               'rules': [{'name': rule,
+                          'area': next((results[(d, rule)]['area'] for d in devs
+                                        if (d, rule) in results), ''),
+                          'rule': next((results[(d, rule)]['rule'] for d in devs
+                                        if (d, rule) in results), ''),
+                          'source': next((results[(d, rule)]['source'] for d in devs
+                                          if (d, rule) in results), ''),
+                          'results': {d: {'mark': cells.get((d, rule)),
+                                          **({k: results[(d, rule)][k] for k in
+                                              ('status', 'skip', 'observed', 'params')}
+                                             if (d, rule) in results else {})}
+                                      for d in devs}}
+                         for rule in order]}
+        with open(os.path.join(args.out, 'conformance.json'), 'w') as f:
+            json.dump(doc, f, indent=1)
+
+    if args.judge:
+        if problems:
+            print('conformance FAILED:')
+            for p in problems:
+                print('  ' + p)
+            return 1
+        print('conformance: rdmasim passes every rule; every other failure is a '
+              'known divergence')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
