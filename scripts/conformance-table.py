@@ -156,6 +156,10 @@ def main():
     args = ap.parse_args()
 
     devices, results, suites, order = parse(ktap_lines(args.log))
+    # rows by suite, in the order the suites run, then as first seen
+    area_of = {rule: r['area'] for (_, rule), r in results.items()}
+    order.sort(key=lambda rule: AREAS.index(area_of[rule])
+               if area_of.get(rule) in AREAS else len(AREAS))
     known = load_known(args.known)
     devs = list(devices) or sorted({d for d, _ in results})
     # rdmasim first: the reference the others are read against

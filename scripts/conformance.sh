@@ -11,8 +11,7 @@
 #   scripts/conformance.sh irdma0
 #   scripts/conformance.sh mlx5_0 limit_budget=100000
 #   KDIR=/path/to/build scripts/conformance.sh rxe0
-#   KDIR=<UML build> ARCH=um RSIM_OUT=/run/out scripts/conformance.sh all
-#					(inside a UML test kernel)
+#   RSIM_CONF_KO=<built .ko> scripts/conformance.sh all	(built elsewhere)
 #
 # Module parameters: hazards=<dev> also runs the checks that hang some
 # devices (page_size 0), print_warns=1 prints WARN backtraces instead of
@@ -53,12 +52,16 @@ riscv64) arch=riscv ;;
 *) arch=$(uname -m) ;;
 esac
 mkdir -p "$RSIM_OUT"
-stage "building rdma_conformance.ko against $kdir"
-RSIM_WARN_OK=1 rsim_build_modules "$kdir" "$arch" "host-$kver"
-ko=$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko
-# Kbuild leaves kunit/ out where KUnit lacks the 6.8 cleanup actions
-[ -f "$ko" ] ||
-	die "rdma_conformance.ko was not built: KUnit older than 6.8 (no kunit_add_action)? (log: $RSIM_MODDIR.log)"
+if [ -n "${RSIM_CONF_KO:-}" ]; then
+	ko=$RSIM_CONF_KO	# built elsewhere for this kernel
+else
+	stage "building rdma_conformance.ko against $kdir"
+	RSIM_WARN_OK=1 rsim_build_modules "$kdir" "$arch" "host-$kver"
+	ko=$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko
+	# Kbuild leaves kunit/ out where KUnit lacks the 6.8 cleanup actions
+	[ -f "$ko" ] ||
+		die "rdma_conformance.ko was not built: KUnit older than 6.8 (no kunit_add_action)? (log: $RSIM_MODDIR.log)"
+fi
 
 # what the module links against, loaded the way the kernel has them
 for m in kunit ib_core ib_cm iw_cm rdma_cm; do
@@ -73,7 +76,17 @@ echo "RSIM-CONF-BEGIN" >/dev/kmsg
 rc=0
 insmod "$ko" target="$dev" "$@" || rc=$?
 echo "RSIM-CONF-END" >/dev/kmsg
-dmesg >"$log"
+# The results: from debugfs while the module is loaded (the kernel log
+# may have overwritten the beginning of a long run), else the log.
+kunitfs=/sys/kernel/debug/kunit
+[ -d "$kunitfs" ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null || true
+if ls -d "$kunitfs"/rdma_conformance_* >/dev/null 2>&1; then
+	for a in mr map frwr limits; do
+		cat "$kunitfs"/rdma_conformance_"$a".*/results
+	done >"$log"
+else
+	dmesg >"$log"
+fi
 lsmod | grep -q '^rdma_conformance ' && rmmod rdma_conformance
 [ $rc = 0 ] || die "insmod failed ($rc); see $log"
 python3 "$RSIM_TOP/scripts/conformance-table.py" "$log" --out "$RSIM_OUT" \

@@ -317,66 +317,79 @@ static void rcf_test_frwr_write_read_inside(struct kunit *test)
 			     f->sink->len, "the read buffer past the READ");
 }
 
+/**
+ * rcf_frwr_refused() - one access that the responder must refuse
+ * @test: the case
+ * @access: what the window is registered with
+ * @flags: RCF_OTHER_PD for a window in the requester's PD
+ * @op: IB_WR_RDMA_WRITE or IB_WR_RDMA_READ
+ * @roff: where the access starts, from the window's first byte
+ * @len: bytes
+ * @variant: use the key with its 8-bit variant changed
+ * @what: the access, for messages
+ *
+ * A WRITE that overlaps the window may have placed bytes inside it (on
+ * iWARP); any other refused access changes nothing at all, and a refused
+ * READ returns nothing.
+ */
+static void rcf_frwr_refused(struct kunit *test, int access,
+			     unsigned int flags, enum ib_wr_opcode op,
+			     s64 roff, u32 len, bool variant,
+			     const char *what)
+{
+	bool read = op == IB_WR_RDMA_READ;
+	struct rcf_frwr *f;
+	struct ib_wc wc;
+	u32 key;
+
+	f = rcf_frwr_new(test, access, flags);
+	key = f->rkey;
+	if (variant)
+		key = (key & 0xffffff00) | ((key + 1) & 0xff);
+	rcf_frwr_rdma(test, f, op, 0, roff, len, key, &wc);
+	rcf_expect_refused(test, f, &wc, read, what);
+	if (read)
+		rcf_expect_sink_untouched(test, f);
+	else if (len > RCF_W_LEN)
+		rcf_expect_guards(test, f);
+	else
+		rcf_expect_dst_untouched(test, f);
+}
+
 /* Rule: a WRITE that runs one byte past the window's end is refused. */
 static void rcf_test_frwr_write_past_end(struct kunit *test)
 {
-	struct rcf_frwr *f;
-	struct ib_wc wc;
-
 	RCF_RULE(test, "WRITE one byte past the window: refused, nothing outside changes",
 		 RCF_SRC_ACCESS);
-	f = rcf_frwr_new(test, RCF_ACCESS_ALL, 0);
-	rcf_frwr_rdma(test, f, IB_WR_RDMA_WRITE, 0, 0, RCF_W_LEN + 1, f->rkey,
-		      &wc);
-	rcf_expect_refused(test, f, &wc, false, "WRITE one byte past the end");
-	rcf_expect_guards(test, f);
+	rcf_frwr_refused(test, RCF_ACCESS_ALL, 0, IB_WR_RDMA_WRITE, 0, RCF_W_LEN + 1, false,
+			 "WRITE one byte past the end");
 }
 
 /* Rule: a WRITE that starts one byte before the window is refused. */
 static void rcf_test_frwr_write_before_start(struct kunit *test)
 {
-	struct rcf_frwr *f;
-	struct ib_wc wc;
-
 	RCF_RULE(test, "WRITE from one byte before: refused, nothing outside changes",
 		 RCF_SRC_ACCESS);
-	f = rcf_frwr_new(test, RCF_ACCESS_ALL, 0);
-	rcf_frwr_rdma(test, f, IB_WR_RDMA_WRITE, 0, -1, RCF_W_LEN + 1, f->rkey,
-		      &wc);
-	rcf_expect_refused(test, f, &wc, false,
-			   "WRITE from one byte before the start");
-	rcf_expect_guards(test, f);
+	rcf_frwr_refused(test, RCF_ACCESS_ALL, 0, IB_WR_RDMA_WRITE, -1, RCF_W_LEN + 1, false,
+			 "WRITE from one byte before the start");
 }
 
 /* Rule: a READ that runs one byte past the window's end is refused. */
 static void rcf_test_frwr_read_past_end(struct kunit *test)
 {
-	struct rcf_frwr *f;
-	struct ib_wc wc;
-
 	RCF_RULE(test, "READ one byte past the window: refused, nothing returned",
 		 RCF_SRC_ACCESS);
-	f = rcf_frwr_new(test, RCF_ACCESS_ALL, 0);
-	rcf_frwr_rdma(test, f, IB_WR_RDMA_READ, 0, 0, RCF_W_LEN + 1, f->rkey,
-		      &wc);
-	rcf_expect_refused(test, f, &wc, true, "READ one byte past the end");
-	rcf_expect_sink_untouched(test, f);
+	rcf_frwr_refused(test, RCF_ACCESS_ALL, 0, IB_WR_RDMA_READ, 0, RCF_W_LEN + 1, false,
+			 "READ one byte past the end");
 }
 
 /* Rule: a READ that starts one byte before the window is refused. */
 static void rcf_test_frwr_read_before_start(struct kunit *test)
 {
-	struct rcf_frwr *f;
-	struct ib_wc wc;
-
 	RCF_RULE(test, "READ from one byte before the window: refused, nothing returned",
 		 RCF_SRC_ACCESS);
-	f = rcf_frwr_new(test, RCF_ACCESS_ALL, 0);
-	rcf_frwr_rdma(test, f, IB_WR_RDMA_READ, 0, -1, RCF_W_LEN + 1, f->rkey,
-		      &wc);
-	rcf_expect_refused(test, f, &wc, true,
-			   "READ from one byte before the start");
-	rcf_expect_sink_untouched(test, f);
+	rcf_frwr_refused(test, RCF_ACCESS_ALL, 0, IB_WR_RDMA_READ, -1, RCF_W_LEN + 1, false,
+			 "READ from one byte before the start");
 }
 
 /* LOCAL_INV of the window's key on the side that registered it */
@@ -435,17 +448,10 @@ static void rcf_test_frwr_read_after_local_inv(struct kunit *test)
 /* Rule: the key's 8-bit variant is part of the key. */
 static void rcf_test_frwr_wrong_key_variant(struct kunit *test)
 {
-	struct rcf_frwr *f;
-	struct ib_wc wc;
-	u32 key;
-
 	RCF_RULE(test, "a key with another 8-bit variant is refused",
 		 RCF_SRC_KEY);
-	f = rcf_frwr_new(test, RCF_ACCESS_ALL, 0);
-	key = (f->rkey & 0xffffff00) | ((f->rkey + 1) & 0xff);
-	rcf_frwr_rdma(test, f, IB_WR_RDMA_WRITE, 0, 0, 16, key, &wc);
-	rcf_expect_refused(test, f, &wc, false, "WRITE with another variant");
-	rcf_expect_dst_untouched(test, f);
+	rcf_frwr_refused(test, RCF_ACCESS_ALL, 0, IB_WR_RDMA_WRITE, 0, 16, true,
+			 "WRITE with another variant");
 }
 
 /* Rule: a re-registration with a new key retires the old one. */
@@ -479,44 +485,28 @@ static void rcf_test_frwr_stale_key(struct kunit *test)
 /* Rule: a key of another PD is refused. */
 static void rcf_test_frwr_other_pd(struct kunit *test)
 {
-	struct rcf_frwr *f;
-	struct ib_wc wc;
-
 	RCF_RULE(test, "a key of another PD than the responder QP's is refused",
 		 RCF_SRC_PD);
-	f = rcf_frwr_new(test, RCF_ACCESS_ALL, RCF_OTHER_PD);
-	rcf_frwr_rdma(test, f, IB_WR_RDMA_WRITE, 0, 0, 16, f->rkey, &wc);
-	rcf_expect_refused(test, f, &wc, false, "WRITE from another PD");
-	rcf_expect_dst_untouched(test, f);
+	rcf_frwr_refused(test, RCF_ACCESS_ALL, RCF_OTHER_PD, IB_WR_RDMA_WRITE, 0, 16,
+			 false, "WRITE from another PD");
 }
 
 /* Rule: WRITE needs IB_ACCESS_REMOTE_WRITE in the registration. */
 static void rcf_test_frwr_write_without_right(struct kunit *test)
 {
-	struct rcf_frwr *f;
-	struct ib_wc wc;
-
 	RCF_RULE(test, "WRITE without IB_ACCESS_REMOTE_WRITE is refused",
 		 RCF_SRC_ACCESS);
-	f = rcf_frwr_new(test, IB_ACCESS_REMOTE_READ, 0);
-	rcf_frwr_rdma(test, f, IB_WR_RDMA_WRITE, 0, 0, 16, f->rkey, &wc);
-	rcf_expect_refused(test, f, &wc, false, "WRITE without the right");
-	rcf_expect_dst_untouched(test, f);
+	rcf_frwr_refused(test, IB_ACCESS_REMOTE_READ, 0, IB_WR_RDMA_WRITE, 0, 16, false,
+			 "WRITE without the right");
 }
 
 /* Rule: READ needs IB_ACCESS_REMOTE_READ in the registration. */
 static void rcf_test_frwr_read_without_right(struct kunit *test)
 {
-	struct rcf_frwr *f;
-	struct ib_wc wc;
-
 	RCF_RULE(test, "READ without IB_ACCESS_REMOTE_READ is refused",
 		 RCF_SRC_ACCESS);
-	f = rcf_frwr_new(test,
-			 IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE, 0);
-	rcf_frwr_rdma(test, f, IB_WR_RDMA_READ, 0, 0, 16, f->rkey, &wc);
-	rcf_expect_refused(test, f, &wc, true, "READ without the right");
-	rcf_expect_sink_untouched(test, f);
+	rcf_frwr_refused(test, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE, 0,
+			 IB_WR_RDMA_READ, 0, 16, false, "READ without the right");
 }
 
 /* Rule: REG_MR needs an MR that is not registered. */

@@ -171,17 +171,6 @@ void rcf_case_exit(struct kunit *test)
 			 warns);
 }
 
-int rcf_suite_init(struct kunit_suite *suite)
-{
-	rcf_current = container_of(suite, struct rcf_suite, suite)->t;
-	return 0;
-}
-
-void rcf_suite_exit(struct kunit_suite *suite)
-{
-	rcf_current = NULL;
-}
-
 /* InfiniBand: the port must be ACTIVE with a LID */
 static void rcf_prepare_ib(struct rcf_target *t, struct ib_port_attr *pa)
 {
@@ -345,30 +334,47 @@ static const char *rcf_transport_name(enum rcf_transport tr)
 	}
 }
 
-/* one line per device: what the table and a reader need to know */
-static void rcf_target_report(struct rcf_target *t)
+/*
+ * One line per suite about its device, in the suite's log (so that it is
+ * also in debugfs/kunit/<suite>/results): what the table and a reader
+ * need to know.
+ */
+static void rcf_target_report(struct kunit_suite *suite, struct rcf_target *t)
 {
 	const char *tr = rcf_transport_name(t->transport);
 
+#define RCF_REPORT(fmt, ...)						\
+	kunit_log(KERN_INFO, suite, KUNIT_SUBTEST_INDENT		\
+		  "# rdma_conformance: target %s: driver %s, port %u, " fmt, \
+		  t->name, t->driver, t->port, ##__VA_ARGS__)
 	switch (t->transport) {
 	case RCF_TR_IB:
-		pr_info("rdma_conformance: target %s: driver %s, port %u, %s, LID %u\n",
-			t->name, t->driver, t->port, tr, t->lid);
+		RCF_REPORT("%s, LID %u", tr, t->lid);
 		break;
 	case RCF_TR_ROCE:
-		pr_info("rdma_conformance: target %s: driver %s, port %u, %s, GID %pI6 (index %u)\n",
-			t->name, t->driver, t->port, tr, t->gid.raw,
-			t->sgid_index);
+		RCF_REPORT("%s, GID %pI6 (index %u)", tr, t->gid.raw,
+			   t->sgid_index);
 		break;
 	case RCF_TR_IWARP:
-		pr_info("rdma_conformance: target %s: driver %s, port %u, %s, rdma_cm at %pISc\n",
-			t->name, t->driver, t->port, tr, &t->cm_addr);
+		RCF_REPORT("%s, rdma_cm at %pISc", tr, &t->cm_addr);
 		break;
 	default:
-		pr_info("rdma_conformance: target %s: driver %s, port %u, no RC connection: %s\n",
-			t->name, t->driver, t->port, t->no_conn);
+		RCF_REPORT("no RC connection: %s", t->no_conn);
 		break;
 	}
+#undef RCF_REPORT
+}
+
+int rcf_suite_init(struct kunit_suite *suite)
+{
+	rcf_current = container_of(suite, struct rcf_suite, suite)->t;
+	rcf_target_report(suite, rcf_current);
+	return 0;
+}
+
+void rcf_suite_exit(struct kunit_suite *suite)
+{
+	rcf_current = NULL;
 }
 
 static int rcf_add_one(struct ib_device *dev);
@@ -502,7 +508,6 @@ static int __init rcf_init(void)
 		err = rcf_build_suites(t);
 		if (err)
 			goto err_unlock;
-		rcf_target_report(t);
 		n += ARRAY_SIZE(rcf_templates);
 	}
 	if (!n) {

@@ -105,6 +105,18 @@ static int rcf_map_check(struct kunit *test, struct ib_mr *mr,
 	return ret;
 }
 
+/* a list whose first entry the MR cannot hold: nothing may map */
+static void rcf_map_too_big(struct kunit *test, struct ib_mr *mr,
+			    struct scatterlist *sgl, int nents, u32 max,
+			    unsigned int ps, const char *what)
+{
+	int ret = rcf_map_check(test, mr, sgl, nents, 0, max, ps, what);
+
+	if (ret > 0)
+		RCF_FAIL(test, "%s: returned %d (mapped), length %llu", what,
+			 ret, mr->length);
+}
+
 static void rcf_expect_ret(struct kunit *test, int ret, int want,
 			   const char *what)
 {
@@ -126,76 +138,108 @@ static struct ib_mr *rcf_map_setup(struct kunit *test, u32 max,
 	return rcf_mr(test, rcf_pd(test), IB_MR_TYPE_MEM_REG, max);
 }
 
+/**
+ * struct rcf_map_case - one ib_map_mr_sg() call on fresh pages
+ * @what: the call, for messages
+ * @max: the MR's max_num_sg
+ * @pages: the buffer, in pages
+ * @in_off: *sg_offset on input
+ * @want: entries that must map; -1: the first entry cannot be held, so
+ *	nothing may be reported mapped
+ * @nents: entries in @e
+ * @e: the entries, as offset and length in the buffer
+ */
+struct rcf_map_case {
+	const char *what;
+	u32 max;
+	u32 pages;
+	u32 in_off;
+	int want;
+	int nents;
+	struct {
+		u32 off;
+		u32 len;
+	} e[6];
+};
+
+#define P	PAGE_SIZE
+
+/* map @c on @mr over @b, check the mapping and the count */
+static void rcf_map_case_on(struct kunit *test, struct ib_mr *mr,
+			    struct rcf_buf *b, const struct rcf_map_case *c)
+{
+	struct scatterlist *sgl = rcf_sgl(test, c->nents);
+	int i, ret;
+
+	for (i = 0; i < c->nents; i++)
+		rcf_sg_set(&sgl[i], b->dma + c->e[i].off, c->e[i].len);
+	if (c->want < 0) {
+		rcf_map_too_big(test, mr, sgl, c->nents, c->max, P, c->what);
+		return;
+	}
+	ret = rcf_map_check(test, mr, sgl, c->nents, c->in_off, c->max, P,
+			    c->what);
+	rcf_expect_ret(test, ret, c->want, c->what);
+}
+
+/* each @c on one new MR, in turn */
+static void rcf_map_run(struct kunit *test, const struct rcf_map_case *c,
+			int n)
+{
+	struct rcf_buf *b;
+	struct ib_mr *mr;
+	int i;
+
+	mr = rcf_map_setup(test, c->max, c->pages * P, &b);
+	for (i = 0; i < n; i++)
+		rcf_map_case_on(test, mr, b, &c[i]);
+}
+
 /* Rule: a contiguous run of max_num_sg pages maps whole. */
 static void rcf_test_map_full_list(struct kunit *test)
 {
-	u32 n = min(8U, rcf_target(test)->attr.max_fast_reg_page_list_len);
-	struct scatterlist *sgl = rcf_sgl(test, 1);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c = {
+		"8 pages into 8", 8, 8, 0, 1, 1, { { 0, 8 * P } },
+	};
 
-	RCF_RULE(test, "max_num_sg contiguous pages map whole",
-		 RCF_SRC_MAP);
-	mr = rcf_map_setup(test, n ?: 1, 8 * PAGE_SIZE, &b);
-	rcf_sg_set(sgl, b->dma, n * PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, n, PAGE_SIZE, "n pages");
-	rcf_expect_ret(test, ret, 1, "n pages");
-	KUNIT_EXPECT_EQ_MSG(test, mr->page_size, PAGE_SIZE, "mr->page_size");
+	RCF_RULE(test, "max_num_sg contiguous pages map whole", RCF_SRC_MAP);
+	rcf_map_run(test, &c, 1);
 }
 
 /* Rule: the first entry may start inside a page. */
 static void rcf_test_map_first_entry_offset(struct kunit *test)
 {
-	struct scatterlist *sgl = rcf_sgl(test, 1);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c = {
+		"entry at +100", 2, 2, 0, 1, 1, { { 100, 2 * P - 100 } },
+	};
 
 	RCF_RULE(test, "the first entry may start inside a page; iova is its address",
 		 RCF_SRC_MAP);
-	mr = rcf_map_setup(test, 2, 2 * PAGE_SIZE, &b);
-	rcf_sg_set(sgl, b->dma + 100, 2 * PAGE_SIZE - 100);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 2, PAGE_SIZE,
-			    "entry at +100");
-	rcf_expect_ret(test, ret, 1, "entry at +100");
+	rcf_map_run(test, &c, 1);
 }
 
 /* Rule: *sg_offset skips bytes of the first entry. */
 static void rcf_test_map_sg_offset(struct kunit *test)
 {
-	struct scatterlist *sgl = rcf_sgl(test, 2);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c = {
+		"sg_offset 100", 2, 2, 100, 2, 2, { { 0, P }, { P, P } },
+	};
 
 	RCF_RULE(test, "*sg_offset skips bytes of the first entry; OUT is 0 when all map",
 		 RCF_SRC_SG_TO_PAGES);
-	mr = rcf_map_setup(test, 2, 2 * PAGE_SIZE, &b);
-	rcf_sg_set(&sgl[0], b->dma, PAGE_SIZE);
-	rcf_sg_set(&sgl[1], b->dma + PAGE_SIZE, PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, 2, 100, 2, PAGE_SIZE,
-			    "sg_offset 100");
-	rcf_expect_ret(test, ret, 2, "sg_offset 100");
+	rcf_map_run(test, &c, 1);
 }
 
 /* Rule: the last entry may end inside a page. */
 static void rcf_test_map_short_last(struct kunit *test)
 {
-	struct scatterlist *sgl = rcf_sgl(test, 3);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c = {
+		"short last entry", 3, 4, 0, 3, 3,
+		{ { 0, P }, { P, P }, { 2 * P, P / 2 } },
+	};
 
-	RCF_RULE(test, "the last entry may be shorter than a page",
-		 RCF_SRC_MAP);
-	mr = rcf_map_setup(test, 3, 4 * PAGE_SIZE, &b);
-	rcf_sg_set(&sgl[0], b->dma, PAGE_SIZE);
-	rcf_sg_set(&sgl[1], b->dma + PAGE_SIZE, PAGE_SIZE);
-	rcf_sg_set(&sgl[2], b->dma + 2 * PAGE_SIZE, PAGE_SIZE / 2);
-	ret = rcf_map_check(test, mr, sgl, 3, 0, 3, PAGE_SIZE,
-			    "short last entry");
-	rcf_expect_ret(test, ret, 3, "short last entry");
+	RCF_RULE(test, "the last entry may be shorter than a page", RCF_SRC_MAP);
+	rcf_map_run(test, &c, 1);
 }
 
 /*
@@ -204,20 +248,15 @@ static void rcf_test_map_short_last(struct kunit *test)
  */
 static void rcf_test_map_partial_entries(struct kunit *test)
 {
-	static const int pages[] = { 0, 2, 4, 6, 1, 3 };
-	struct scatterlist *sgl = rcf_sgl(test, ARRAY_SIZE(pages));
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int i, ret;
+	static const struct rcf_map_case c = {
+		"6 pages into 4", 4, 8, 0, 4, 6,
+		{ { 0, P }, { 2 * P, P }, { 4 * P, P }, { 6 * P, P },
+		  { 1 * P, P }, { 3 * P, P } },
+	};
 
 	RCF_RULE(test, "6 one-page entries into 4: returns 4, *sg_offset 0",
 		 RCF_SRC_MAP);
-	mr = rcf_map_setup(test, 4, 8 * PAGE_SIZE, &b);
-	for (i = 0; i < ARRAY_SIZE(pages); i++)
-		rcf_sg_set(&sgl[i], b->dma + pages[i] * PAGE_SIZE, PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, ARRAY_SIZE(pages), 0, 4,
-			    PAGE_SIZE, "6 pages into 4");
-	rcf_expect_ret(test, ret, 4, "6 pages into 4");
+	rcf_map_run(test, &c, 1);
 }
 
 /*
@@ -227,19 +266,14 @@ static void rcf_test_map_partial_entries(struct kunit *test)
  */
 static void rcf_test_map_partial_in_entry(struct kunit *test)
 {
-	struct scatterlist *sgl = rcf_sgl(test, 2);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c = {
+		"2 + 4 pages into 4", 4, 8, 0, 1, 2,
+		{ { 0, 2 * P }, { 4 * P, 4 * P } },
+	};
 
 	RCF_RULE(test, "a stop inside an entry: iova + length is the resume point",
 		 RCF_SRC_SG_TO_PAGES);
-	mr = rcf_map_setup(test, 4, 8 * PAGE_SIZE, &b);
-	rcf_sg_set(&sgl[0], b->dma, 2 * PAGE_SIZE);
-	rcf_sg_set(&sgl[1], b->dma + 4 * PAGE_SIZE, 4 * PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, 2, 0, 4, PAGE_SIZE,
-			    "2 + 4 pages into 4");
-	rcf_expect_ret(test, ret, 1, "2 + 4 pages into 4");
+	rcf_map_run(test, &c, 1);
 }
 
 /*
@@ -250,20 +284,14 @@ static void rcf_test_map_partial_in_entry(struct kunit *test)
  */
 static void rcf_test_map_partial_unaligned(struct kunit *test)
 {
-	struct scatterlist *sgl = rcf_sgl(test, 1);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c = {
+		"2 unaligned pages into 1", 1, 2, 0, -1, 1,
+		{ { 100, 2 * P - 100 } },
+	};
 
 	RCF_RULE(test, "unaligned 2 pages into 1: nothing mapped, offset in the entry",
 		 RCF_SRC_SG_TO_PAGES);
-	mr = rcf_map_setup(test, 1, 2 * PAGE_SIZE, &b);
-	rcf_sg_set(sgl, b->dma + 100, 2 * PAGE_SIZE - 100);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 1, PAGE_SIZE,
-			    "2 unaligned pages into 1");
-	if (ret > 0)
-		RCF_FAIL(test, "2 unaligned pages into 1: returned %d (mapped)",
-			 ret);
+	rcf_map_run(test, &c, 1);
 }
 
 /*
@@ -272,66 +300,41 @@ static void rcf_test_map_partial_unaligned(struct kunit *test)
  */
 static void rcf_test_map_length_bound(struct kunit *test)
 {
-	struct scatterlist *sgl = rcf_sgl(test, 1);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c = {
+		"8 pages into 4", 4, 8, 0, -1, 1, { { 0, 8 * P } },
+	};
 
 	RCF_RULE(test, "never more than max_num_sg * page_size mapped",
 		 RCF_SRC_ALLOC_MR_MAP);
-	mr = rcf_map_setup(test, 4, 8 * PAGE_SIZE, &b);
-	rcf_sg_set(sgl, b->dma, 8 * PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 4, PAGE_SIZE,
-			    "8 pages into 4");
-	if (ret > 0)
-		RCF_FAIL(test,
-			 "8 pages into 4: returned %d (mapped), length %llu: more than max_num_sg * page_size",
-			 ret, mr->length);
+	rcf_map_run(test, &c, 1);
 }
 
 /* Rule: a gap stops a MEM_REG mapping before the entry after it. */
 static void rcf_test_map_gap_stops(struct kunit *test)
 {
-	struct scatterlist *sgl = rcf_sgl(test, 2);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c[] = {
+		{ "half page, then a gap", 4, 4, 0, 1, 2,
+		  { { 0, P / 2 }, { 2 * P, P } } },
+		{ "page, then an unaligned entry", 4, 4, 0, 1, 2,
+		  { { 0, P }, { 2 * P + 100, P - 100 } } },
+	};
 
 	RCF_RULE(test, "an unaligned, non-contiguous entry ends the mapped prefix",
 		 RCF_SRC_MAP);
-	mr = rcf_map_setup(test, 4, 4 * PAGE_SIZE, &b);
-
-	/* the previous entry ends inside a page */
-	rcf_sg_set(&sgl[0], b->dma, PAGE_SIZE / 2);
-	rcf_sg_set(&sgl[1], b->dma + 2 * PAGE_SIZE, PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, 2, 0, 4, PAGE_SIZE,
-			    "half page, then a gap");
-	rcf_expect_ret(test, ret, 1, "half page, then a gap");
-
-	/* this entry starts inside a page */
-	rcf_sg_set(&sgl[0], b->dma, PAGE_SIZE);
-	rcf_sg_set(&sgl[1], b->dma + 2 * PAGE_SIZE + 100, PAGE_SIZE - 100);
-	ret = rcf_map_check(test, mr, sgl, 2, 0, 4, PAGE_SIZE,
-			    "page, then an unaligned entry");
-	rcf_expect_ret(test, ret, 1, "page, then an unaligned entry");
+	rcf_map_run(test, c, ARRAY_SIZE(c));
 }
 
 /* Rule: unaligned but contiguous entries coalesce. */
 static void rcf_test_map_contiguous_unaligned(struct kunit *test)
 {
-	struct scatterlist *sgl = rcf_sgl(test, 2);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c = {
+		"contiguous halves", 4, 4, 0, 2, 2,
+		{ { 0, P / 2 }, { P / 2, P } },
+	};
 
 	RCF_RULE(test, "an unaligned entry contiguous with the one before maps",
 		 RCF_SRC_MAP);
-	mr = rcf_map_setup(test, 4, 4 * PAGE_SIZE, &b);
-	rcf_sg_set(&sgl[0], b->dma, PAGE_SIZE / 2);
-	rcf_sg_set(&sgl[1], b->dma + PAGE_SIZE / 2, PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, 2, 0, 4, PAGE_SIZE,
-			    "contiguous halves");
-	rcf_expect_ret(test, ret, 2, "contiguous halves");
+	rcf_map_run(test, &c, 1);
 }
 
 /*
@@ -413,12 +416,7 @@ static void rcf_test_map_page_size_in_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, mr->page_size, *ps, "mr->page_size");
 
 	rcf_sg_set(sgl, b->dma + 100, 2 * *ps - 99);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 2, *ps,
-			    "two pages and a byte");
-	if (ret > 0)
-		RCF_FAIL(test,
-			 "two pages and a byte: returned %d (mapped), length %llu into 2 pages of %u",
-			 ret, mr->length, *ps);
+	rcf_map_too_big(test, mr, sgl, 1, 2, *ps, "two pages and a byte");
 }
 
 /*
@@ -493,17 +491,11 @@ static void rcf_test_map_no_wrap(struct kunit *test)
 	mr = rcf_mr(test, rcf_pd(test), IB_MR_TYPE_MEM_REG, 4);
 
 	rcf_sg_set(sgl, top, 2 * PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 4, PAGE_SIZE,
-			    "last page + 1 page");
-	if (ret > 0)
-		RCF_FAIL(test, "last page + 1 page: returned %d (mapped)", ret);
+	rcf_map_too_big(test, mr, sgl, 1, 4, PAGE_SIZE, "last page + 1 page");
 
 	rcf_sg_set(sgl, 0ULL - 100, 200);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 4, PAGE_SIZE,
-			    "100 bytes past the top");
-	if (ret > 0)
-		RCF_FAIL(test, "100 bytes past the top: returned %d (mapped)",
-			 ret);
+	rcf_map_too_big(test, mr, sgl, 1, 4, PAGE_SIZE,
+			"100 bytes past the top");
 
 	rcf_sg_set(&sgl[0], top - PAGE_SIZE, PAGE_SIZE);
 	rcf_sg_set(&sgl[1], top, 2 * PAGE_SIZE);
@@ -517,20 +509,13 @@ static void rcf_test_map_no_wrap(struct kunit *test)
 /* Rule: mapping an MR again replaces its translation. */
 static void rcf_test_map_remap_replaces(struct kunit *test)
 {
-	struct scatterlist *sgl = rcf_sgl(test, 1);
-	struct rcf_buf *b;
-	struct ib_mr *mr;
-	int ret;
+	static const struct rcf_map_case c[] = {
+		{ "first map", 4, 4, 0, 1, 1, { { 0, 4 * P } } },
+		{ "second map", 4, 4, 0, 1, 1, { { 2 * P + 200, 100 } } },
+	};
 
-	RCF_RULE(test, "mapping again replaces iova and length",
-		 RCF_SRC_MAP);
-	mr = rcf_map_setup(test, 4, 4 * PAGE_SIZE, &b);
-	rcf_sg_set(sgl, b->dma, 4 * PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 4, PAGE_SIZE, "first map");
-	rcf_expect_ret(test, ret, 1, "first map");
-	rcf_sg_set(sgl, b->dma + 2 * PAGE_SIZE + 200, 100);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 4, PAGE_SIZE, "second map");
-	rcf_expect_ret(test, ret, 1, "second map");
+	RCF_RULE(test, "mapping again replaces iova and length", RCF_SRC_MAP);
+	rcf_map_run(test, c, ARRAY_SIZE(c));
 }
 
 /*
@@ -551,17 +536,13 @@ static void rcf_test_map_remap_page_size_bound(struct kunit *test)
 	    !(t->attr.page_size_cap & PAGE_SIZE))
 		kunit_skip(test, "page_size_cap 0x%llx lacks PAGE_SIZE or 2 * PAGE_SIZE",
 			   t->attr.page_size_cap);
-	mr = rcf_map_setup(test, 4, 8 * PAGE_SIZE, &b);
-	rcf_sg_set(sgl, b->dma, 8 * PAGE_SIZE);
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 4, 2 * PAGE_SIZE,
+	mr = rcf_map_setup(test, 4, 8 * P, &b);
+	rcf_sg_set(sgl, b->dma, 8 * P);
+	ret = rcf_map_check(test, mr, sgl, 1, 0, 4, 2 * P,
 			    "4 pages of 2 * PAGE_SIZE");
 	rcf_expect_ret(test, ret, 1, "4 pages of 2 * PAGE_SIZE");
-	ret = rcf_map_check(test, mr, sgl, 1, 0, 4, PAGE_SIZE,
-			    "then 8 pages of PAGE_SIZE into 4");
-	if (ret > 0)
-		RCF_FAIL(test,
-			 "then 8 pages of PAGE_SIZE into 4: returned %d (mapped), length %llu",
-			 ret, mr->length);
+	rcf_map_too_big(test, mr, sgl, 1, 4, PAGE_SIZE,
+			"then 8 pages of PAGE_SIZE into 4");
 }
 
 /* Rule: malformed requests fail. */
