@@ -160,7 +160,8 @@ def main():
     if conf_devs:
         cmd = [sys.executable, os.path.join(top, 'scripts', 'conformance-table.py'),
                log_path, '--expect', conf_devs, '--judge',
-               '--known', os.path.join(top, 'kunit', 'conformance', 'known-divergences')]
+               '--known', os.path.join(top, 'kunit', 'conformance', 'known-divergences'),
+               '--doc', os.path.join(top, 'Documentation', 'conformance.rst')]
         if out_dir:
             cmd += ['--out', out_dir]
         print()

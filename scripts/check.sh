@@ -11,6 +11,8 @@
 #      conformance suites on all three devices (a rule x device table in
 #      out/conformance.txt), shell selftest; the log must be free of
 #      KASAN, kmemleak, lockdep, DMA-API, WARN and BUG reports
+#   5. at the same time, a second boot: the conformance suites against
+#      rdmasim built with one rule broken must fail exactly that rule
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
@@ -33,9 +35,19 @@ rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
 rsim_build_modules "$RSIM_KBUILD" um uml-7.3 C=2 CHECK="$(rsim_sparse)"
 
 export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
-stage "booting UML: KUnit suites, conformance, selftest (about 8 min)"
+# Beside the main run, on the other CPU: rdmasim built with one rule
+# broken on purpose must turn its conformance row red.
+"$RSIM_TOP/scripts/conformance-uml.sh" --mutant >"$RSIM_OUT/mutant.log" 2>&1 &
+mutant=$!
+stage "booting UML: KUnit suites, conformance, selftest (about 7 min)"
 "$RSIM_TOP/scripts/run-uml.sh" check "$RSIM_OUT/uml-check.log"
 stage "UML run finished; judging $RSIM_OUT/uml-check.log"
+if ! wait $mutant; then
+	tail -20 "$RSIM_OUT/mutant.log" >&2
+	die "the conformance suites missed rdmasim's broken rule (log: $RSIM_OUT/mutant.log)"
+fi
+grep "fails:" "$RSIM_OUT/mutant.log"
+stage "mutant: the conformance suites turned the rdmasim0 row red"
 python3 "$RSIM_TOP/scripts/check-run.py" "$RSIM_OUT/uml-check.log" \
 	"$RSIM_KSRC" "$RSIM_TOP" --json "$RSIM_OUT/kunit.json" \
 	--conformance rdmasim0,rxe0,siw0 --out "$RSIM_OUT" ||

@@ -11,9 +11,10 @@ With --judge (make check), the run fails when
   - an rdmasim device does not pass every rule;
   - another device fails a rule that is not listed as a known divergence
     of its driver in --known (the table marks listed ones 'known');
-  - a listed divergence does not fail any more (the list must stay true).
+  - a listed divergence does not fail any more (the list must stay true),
+    or its anchor is missing from --doc (each must be explained).
 
-usage: conformance-table.py LOG [--out DIR] [--known FILE]
+usage: conformance-table.py LOG [--out DIR] [--known FILE] [--doc RST]
                             [--expect dev,dev] [--judge]
 """
 import argparse
@@ -151,6 +152,7 @@ def main():
     ap.add_argument('log')
     ap.add_argument('--out')
     ap.add_argument('--known')
+    ap.add_argument('--doc')
     ap.add_argument('--expect', default='')
     ap.add_argument('--judge', action='store_true')
     args = ap.parse_args()
@@ -165,6 +167,12 @@ def main():
     # rdmasim first: the reference the others are read against
     devs.sort(key=lambda d: devices.get(d, {}).get('driver') != 'rdmasim')
     problems = []
+    if args.doc:
+        with open(args.doc) as f:
+            doc = f.read()
+        for (drv, rule), anchor in sorted(known.items()):
+            if f'.. _{anchor}:' not in doc:
+                problems.append(f'{drv} {rule}: anchor {anchor} is not in {args.doc}')
 
     for d in [x for x in args.expect.split(',') if x]:
         if d not in devices:
@@ -251,7 +259,7 @@ def main():
         if r:
             out.append(f'  {rule}: {r["rule"]}')
             out.append(f'      [{r["source"]}]')
-    text = '\n'.join(out) + '\n'
+    text = '\n'.join(l.rstrip() for l in out) + '\n'
     sys.stdout.write(text)
 
     if args.out:

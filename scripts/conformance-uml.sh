@@ -44,7 +44,8 @@ stage "booting UML: the conformance suites"
 "$RSIM_TOP/scripts/run-uml.sh" conformance "$log"
 table() {
 	python3 "$RSIM_TOP/scripts/conformance-table.py" "$log" \
-		--known "$RSIM_TOP/kunit/conformance/known-divergences" "$@"
+		--known "$RSIM_TOP/kunit/conformance/known-divergences" \
+		--doc "$RSIM_TOP/Documentation/conformance.rst" "$@"
 }
 
 if [ $mutant = 0 ]; then
