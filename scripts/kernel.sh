@@ -160,6 +160,8 @@ rsim_build_modules() {
 	if [ -n "$warn" ]; then
 		echo "$warn" >&2
 		[ "${RSIM_WARN_OK:-0}" = 1 ] || die "module build against $name warns"
+		stage "modules built against $name, W=1 $*: with the warnings above"
+		return
 	fi
 	stage "modules built against $name, W=1 $*: no warnings"
 }

@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run-uml.sh <check|demo|bench> <console log>
+# run-uml.sh <check|demo|bench|conformance|script> <console log>
 # Boot the UML kernel $RSIM_KBUILD with the host's / as a read-only hostfs
 # root and scripts/uml-init.sh as init; the console goes to the log.
 # Needs RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER (scripts/kernel.sh) and
 # RSIM_MODDIR (where the rdmasim modules were built). RSIM_UML_ARGS adds
 # kernel parameters, e.g. kunit.filter_glob=rdmasim_datapath to run one
-# suite while developing.
+# suite while developing; unknown ones reach uml-init.sh's environment:
+# RSIM_CONF_ARGS (conformance mode's module parameters), RSIM_SCRIPT (a
+# shell script that script mode sources after the devices are up).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

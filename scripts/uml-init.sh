@@ -104,7 +104,8 @@ conformance() {
 
 	say "RSIM-CONF-BEGIN"
 	# shellcheck disable=SC2046 # one word per parameter
-	insmod "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" \
+	check "insmod_rdma_conformance" \
+		insmod "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" \
 		$(echo "$args" | sed 's/,\([a-z_]*=\)/ \1/g')
 	say "RSIM-CONF-END"
 	check "rmmod_rdma_conformance" rmmod rdma_conformance
