@@ -154,6 +154,8 @@ struct ib_mr *rcf_mr(struct kunit *test, struct ib_pd *pd,
 		     enum ib_mr_type type, u32 max_num_sg);
 void rcf_mr_own(struct kunit *test, struct ib_mr *mr);
 int rcf_mr_dereg(struct kunit *test, struct ib_mr *mr);
+void rcf_expect_dereg(struct kunit *test, struct ib_mr *mr, u32 before,
+		      const char *what);
 void rcf_sg_set(struct scatterlist *sg, u64 dma, unsigned int len);
 struct scatterlist *rcf_sgl(struct kunit *test, int nents);
 

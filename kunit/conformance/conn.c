@@ -166,6 +166,22 @@ int rcf_mr_dereg(struct kunit *test, struct ib_mr *mr)
 	return ib_dereg_mr(mr);
 }
 
+/*
+ * Deregister @mr (of rcf_mr_own()) now: a kernel MR's dereg must succeed,
+ * and leave the @before MRs the core tracked before @mr was made.
+ */
+void rcf_expect_dereg(struct kunit *test, struct ib_mr *mr, u32 before,
+		      const char *what)
+{
+	int ret = rcf_mr_dereg(test, mr);
+
+	if (ret)
+		RCF_FAIL(test, "ib_dereg_mr() of %s: %d", what, ret);
+	if (rcf_mr_count(test) != before)
+		RCF_FAIL(test, "%u MRs tracked after the dereg of %s, want %u",
+			 rcf_mr_count(test), what, before);
+}
+
 /* a scatterlist of @nents entries, to be filled with rcf_sg_set() */
 struct scatterlist *rcf_sgl(struct kunit *test, int nents)
 {

@@ -616,7 +616,6 @@ static void rcf_test_frwr_page_list_data(struct kunit *test)
 /* Rule: a registered MR deregisters. */
 static void rcf_test_frwr_dereg_registered(struct kunit *test)
 {
-	struct rcf_target *t = rcf_target(test);
 	struct scatterlist *sgl = rcf_sgl(test, 1);
 	enum ib_wc_status st;
 	struct rcf_frwr *f;
@@ -640,11 +639,7 @@ static void rcf_test_frwr_dereg_registered(struct kunit *test)
 	} else {
 		RCF_FAIL(test, "mapping 2 pages: %d", n);
 	}
-	n = rcf_mr_dereg(test, mr);
-	if (n)
-		RCF_FAIL(test, "ib_dereg_mr() of a registered MR: %d", n);
-	KUNIT_EXPECT_EQ_MSG(test, rcf_mr_count(test), before,
-			    "%s: MRs tracked after dereg", t->name);
+	rcf_expect_dereg(test, mr, before, "a registered MR");
 }
 
 static struct kunit_case rcf_frwr_cases[] = {
