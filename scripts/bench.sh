@@ -2,9 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # make bench: figures, not tests. Boots a non-debug UML kernel with two
-# CPUs, loads rdmasim and tools/bench/rdmasim_bench.ko, and prints ns per
-# buffer get+return for the PUDA pool, irdma's pool and no pool, on 1 and
-# 2 CPUs, with ratios against no pool. Never fails on speed.
+# CPUs, loads rdmasim, rxe0 and siw0 and
+#  - tools/bench/rdmasim_bench.ko: ns per buffer get+return for the PUDA
+#    pool, irdma's pool and no pool, on 1 and 2 CPUs, with ratios against
+#    no pool;
+#  - the conformance module's bench suite (suites=bench): ns per
+#    REG_MR + 4 KiB RDMA WRITE + LOCAL_INV cycle on every device, with
+#    ratios against rdmasim0.
+# Never fails on speed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
@@ -14,4 +19,13 @@ export RSIM_UML_NCPUS=2
 stage "booting the benchmark kernel (2 CPUs)"
 "$RSIM_TOP/scripts/run-uml.sh" bench "$RSIM_OUT/uml-bench.log"
 grep -E "rdmasim_bench:" "$RSIM_OUT/uml-bench.log" | sed -E 's/^\[ *[0-9.]+\] //'
+echo "REG_MR + 4 KiB RDMA WRITE + LOCAL_INV, each signalled and busy-polled:"
+awk '/rdma_conformance: bench / {
+	for (i = 1; i <= NF; i++) if ($i == "bench") { dev = $(i + 1); ns = $(i + 3) }
+	n++; d[n] = dev; v[n] = ns; if (dev == "rdmasim0") ref = ns
+} END {
+	for (i = 1; i <= n; i++)
+		printf "  %-10s %9d ns per cycle  %7.1fx rdmasim0\n", d[i], v[i],
+		       ref ? v[i] / ref : 0
+}' "$RSIM_OUT/uml-bench.log"
 stage "bench done (console: $RSIM_OUT/uml-bench.log)"

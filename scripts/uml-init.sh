@@ -62,12 +62,6 @@ if [ -w $KMEMLEAK ]; then
 	echo clear >$KMEMLEAK
 fi
 
-if [ "$RSIM_MODE" = bench ]; then
-	insmod "$RDRV/rdmasim.ko"
-	insmod "$RSIM_MODDIR/tools/bench/rdmasim_bench.ko"
-	finish
-fi
-
 # Peers: rxe over one end of a veth pair and siw over the other, with
 # IPv6 link-local addresses only (DAD off, so they are usable at once):
 # rdma_cm reaches siw0 through rsim_veth1's link-local address (on lo it
@@ -89,11 +83,6 @@ check "rdma_dev_shows_rdmasim0" sh -c 'rdma dev | grep -q "rdmasim0: node_type c
 check "rdma_link_shows_port_active" sh -c \
 	'rdma link show rdmasim0/1 | grep -q "state ACTIVE physical_state LINK_UP"'
 
-if [ "$RSIM_MODE" = demo ]; then
-	. "$RSIM_TOP/scripts/uml-demo.sh"
-	finish
-fi
-
 # The conformance suites on every RDMA device (rdmasim0, rxe0, siw0):
 # KTAP between two markers, judged and tabulated by conformance-table.py.
 # page_size 0 hangs siw (see Documentation/conformance.rst): hazards only
@@ -110,6 +99,19 @@ conformance() {
 	say "RSIM-CONF-END"
 	check "rmmod_rdma_conformance" rmmod rdma_conformance
 }
+
+# Figures, not tests (make bench): the PUDA pool, then the data path's
+# fast-registration cycle on every device in the same boot.
+if [ "$RSIM_MODE" = bench ]; then
+	insmod "$RSIM_MODDIR/tools/bench/rdmasim_bench.ko"
+	RSIM_CONF_ARGS=${RSIM_CONF_ARGS:-suites=bench} conformance
+	finish
+fi
+
+if [ "$RSIM_MODE" = demo ]; then
+	. "$RSIM_TOP/scripts/uml-demo.sh"
+	finish
+fi
 
 if [ "$RSIM_MODE" = conformance ]; then
 	conformance

@@ -100,6 +100,7 @@ struct rcf_target {
 
 /* main.c */
 extern unsigned int rcf_limit_budget;
+extern unsigned int rcf_bench_iters;
 struct rcf_target *rcf_target(struct kunit *test);
 const char *rcf_target_name(void);
 int rcf_case_init(struct kunit *test);
@@ -212,6 +213,7 @@ int rcf_wait_qp_state(struct ib_qp *qp, enum ib_qp_state state);
 int rcf_wait_events(struct rcf_conn *c, struct rcf_side *s,
 		    unsigned long mask, unsigned long *seen);
 int rcf_poll_one(struct ib_cq *cq, struct ib_wc *wc);
+int rcf_poll_busy(struct ib_cq *cq, struct ib_wc *wc);
 int rcf_post_reg(struct ib_qp *qp, struct ib_mr *mr, u32 key, int access,
 		 u64 wr_id);
 int rcf_post_inv(struct ib_qp *qp, u32 key, u64 wr_id);
@@ -226,10 +228,44 @@ void rcf_expect_refused_mr(struct kunit *test, struct ib_mr *mr, u32 before,
 int rcf_map_same_page(struct kunit *test, struct ib_mr *mr, u64 page, int n,
 		      unsigned int *sg_offset);
 
+/* frwr.c: a registered window and a connection to reach it */
+#define RCF_ACCESS_ALL	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
+			 IB_ACCESS_REMOTE_WRITE)
+
+/**
+ * struct rcf_frwr - a registered window and a connection to reach it
+ * @c: the connection (requester a, responder b)
+ * @src: the requester's data (local DMA lkey of its PD)
+ * @sink: where the requester reads to (local DMA lkey of its PD)
+ * @dst: the responder's buffer; the window is [RCF_W_OFF, + RCF_W_LEN)
+ * @mr: the MR over the window
+ * @reg_side: the side whose QP registered @mr (its PD is @mr's)
+ * @iova: the window's first address
+ * @rkey: the key REG_MR gave it
+ */
+struct rcf_frwr {
+	struct rcf_conn *c;
+	struct rcf_buf *src;
+	struct rcf_buf *sink;
+	struct rcf_buf *dst;
+	struct ib_mr *mr;
+	struct rcf_side *reg_side;
+	u64 iova;
+	u32 rkey;
+};
+
+/* set-up choices */
+#define RCF_OTHER_PD	BIT(0)	/* @mr in the requester's PD, not the responder's */
+#define RCF_NO_REG	BIT(1)	/* map and register later */
+
+struct rcf_frwr *rcf_frwr_new(struct kunit *test, int access,
+			      unsigned int flags);
+
 /* the suites, as templates; main.c makes one copy per device */
 extern struct kunit_suite rcf_mr_suite;
 extern struct kunit_suite rcf_map_suite;
 extern struct kunit_suite rcf_frwr_suite;
 extern struct kunit_suite rcf_limits_suite;
+extern struct kunit_suite rcf_bench_suite;
 
 #endif /* RDMA_CONFORMANCE_H */

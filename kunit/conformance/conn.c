@@ -218,6 +218,31 @@ int rcf_poll_one(struct ib_cq *cq, struct ib_wc *wc)
 	return 0;
 }
 
+/*
+ * For figures: poll without sleeping for up to a millisecond (the wait is
+ * microseconds when the device's work runs on another CPU), then sleep a
+ * little between polls, so that on one CPU that work gets to run.
+ * Return: 1 with *@wc filled, 0 on timeout, or a negative errno.
+ */
+int rcf_poll_busy(struct ib_cq *cq, struct ib_wc *wc)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(RCF_TIMEOUT_MS);
+	u64 spin_end = ktime_get_ns() + NSEC_PER_MSEC;
+	int n;
+
+	for (;;) {
+		n = ib_poll_cq(cq, 1, wc);
+		if (n)
+			return n;
+		if (time_after(jiffies, end))
+			return 0;
+		if (ktime_get_ns() < spin_end)
+			cpu_relax();
+		else
+			usleep_range(10, 20);
+	}
+}
+
 /* Return: 0 once @qp is in @state, -ETIMEDOUT, or ib_query_qp()'s errno. */
 int rcf_wait_qp_state(struct ib_qp *qp, enum ib_qp_state state)
 {

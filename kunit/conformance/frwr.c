@@ -36,34 +36,6 @@
 #define RCF_BUF_LEN	(3 * PAGE_SIZE)
 #define RCF_FILL_DST	0xd7
 #define RCF_FILL_SINK	0x11
-#define RCF_ACCESS_ALL	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
-			 IB_ACCESS_REMOTE_WRITE)
-
-/**
- * struct rcf_frwr - a registered window and a connection to reach it
- * @c: the connection (requester a, responder b)
- * @src: the requester's data (local DMA lkey of its PD)
- * @sink: where the requester reads to (local DMA lkey of its PD)
- * @dst: the responder's buffer; the window is [RCF_W_OFF, + RCF_W_LEN)
- * @mr: the MR over the window
- * @reg_side: the side whose QP registered @mr (its PD is @mr's)
- * @iova: the window's first address
- * @rkey: the key REG_MR gave it
- */
-struct rcf_frwr {
-	struct rcf_conn *c;
-	struct rcf_buf *src;
-	struct rcf_buf *sink;
-	struct rcf_buf *dst;
-	struct ib_mr *mr;
-	struct rcf_side *reg_side;
-	u64 iova;
-	u32 rkey;
-};
-
-/* set-up choices */
-#define RCF_OTHER_PD	BIT(0)	/* @mr in the requester's PD, not the responder's */
-#define RCF_NO_REG	BIT(1)	/* map and register later */
 
 static const char *rcf_status(enum ib_wc_status s)
 {
@@ -124,8 +96,8 @@ static void rcf_frwr_map(struct kunit *test, struct rcf_frwr *f, u64 off,
  *
  * Return: the fixture; skips or aborts the case if it cannot be had.
  */
-static struct rcf_frwr *rcf_frwr_new(struct kunit *test, int access,
-				     unsigned int flags)
+struct rcf_frwr *rcf_frwr_new(struct kunit *test, int access,
+			      unsigned int flags)
 {
 	struct rcf_target *t = rcf_target(test);
 	struct ib_pd *pd_a, *pd_b;

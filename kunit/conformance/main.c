@@ -3,8 +3,10 @@
  * rdma_conformance.ko: the device-agnostic conformance suites.
  *
  *   insmod rdma_conformance.ko [target=all|<dev>[,<dev>...]]
+ *				[suites=mr,map,frwr,limits|bench]
  *				[hazards=<dev>[,<dev>...]|all]
  *				[limit_budget=<objects>] [print_warns=1]
+ *				[bench_iters=<cycles>]
  *
  * The module registers an ib_client, so the RDMA core tells it about
  * every kernel-verbs device, and runs four suites per chosen device from
@@ -49,12 +51,25 @@ module_param_named(limit_budget, rcf_limit_budget, uint, 0444);
 MODULE_PARM_DESC(limit_budget,
 		 "most objects one limit check may allocate; limits further away are skipped");
 
+unsigned int rcf_bench_iters = 10000;
+module_param_named(bench_iters, rcf_bench_iters, uint, 0444);
+MODULE_PARM_DESC(bench_iters,
+		 "cycles the bench suite times (at most three seconds' worth)");
+
+static char *suites = "mr,map,frwr,limits";
+module_param(suites, charp, 0444);
+MODULE_PARM_DESC(suites,
+		 "suites to run: any of mr,map,frwr,limits (the rules) and bench (figures)");
+
+#define RCF_SUITE_PREFIX	"rdma_conformance_"
+
 /* the suite templates, in the order they run on each device */
 static struct kunit_suite * const rcf_templates[] = {
 	&rcf_mr_suite,
 	&rcf_map_suite,
 	&rcf_frwr_suite,
 	&rcf_limits_suite,
+	&rcf_bench_suite,
 };
 
 /* targets, in the order the RDMA core reported the devices */
@@ -436,21 +451,33 @@ static void rcf_free_suites(struct kunit_suite **suites)
 	kfree(suites);
 }
 
-/* one copy of every template for @t, named <template>.<device> */
+/* a template that suites= names */
+static bool rcf_template_chosen(const struct kunit_suite *tmpl)
+{
+	return rcf_name_listed(suites, tmpl->name + strlen(RCF_SUITE_PREFIX));
+}
+
+/*
+ * One copy of every chosen template for @t, named <template>.<device>.
+ * Return: how many, or a negative errno.
+ */
 static int rcf_build_suites(struct rcf_target *t)
 {
-	int n = ARRAY_SIZE(rcf_templates);
-	struct kunit_suite **suites;
-	int i;
+	struct kunit_suite **out;
+	int i, n = 0;
 
-	suites = kcalloc(n + 1, sizeof(*suites), GFP_KERNEL);
-	if (!suites)
+	out = kcalloc(ARRAY_SIZE(rcf_templates) + 1, sizeof(*out),
+		      GFP_KERNEL);
+	if (!out)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < ARRAY_SIZE(rcf_templates); i++) {
 		const struct kunit_suite *tmpl = rcf_templates[i];
 		struct kunit_case *c;
 		struct rcf_suite *s;
 		int nc = 0;
+
+		if (!rcf_template_chosen(tmpl))
+			continue;
 
 		s = rsim_kzalloc_obj(*s, GFP_KERNEL);
 		if (!s)
@@ -472,13 +499,13 @@ static int rcf_build_suites(struct rcf_target *t)
 		s->suite.suite_exit = rcf_suite_exit;
 		s->suite.init = rcf_case_init;
 		s->suite.exit = rcf_case_exit;
-		suites[i] = &s->suite;
+		out[n++] = &s->suite;
 	}
-	t->suites = suites;
-	return 0;
+	t->suites = out;
+	return n;
 
 err:
-	rcf_free_suites(suites);
+	rcf_free_suites(out);
 	return -ENOMEM;
 }
 
@@ -506,13 +533,13 @@ static int __init rcf_init(void)
 	list_for_each_entry(t, &rcf_targets, node) {
 		rcf_target_prepare(t);
 		err = rcf_build_suites(t);
-		if (err)
+		if (err < 0)
 			goto err_unlock;
-		n += ARRAY_SIZE(rcf_templates);
+		n += err;
 	}
 	if (!n) {
-		pr_err("rdma_conformance: no kernel-verbs device matches target=%s\n",
-		       target);
+		pr_err("rdma_conformance: no kernel-verbs device matches target=%s, or no suite suites=%s\n",
+		       target, suites);
 		err = -ENODEV;
 		goto err_unlock;
 	}
