@@ -153,10 +153,13 @@ struct ib_pd *rcf_pd(struct kunit *test);
 struct ib_cq *rcf_cq(struct kunit *test, int cqe);
 struct ib_mr *rcf_mr(struct kunit *test, struct ib_pd *pd,
 		     enum ib_mr_type type, u32 max_num_sg);
+void rcf_mr_free(void *mr);
 void rcf_mr_own(struct kunit *test, struct ib_mr *mr);
 int rcf_mr_dereg(struct kunit *test, struct ib_mr *mr);
 void rcf_expect_dereg(struct kunit *test, struct ib_mr *mr, u32 before,
 		      const char *what);
+void rcf_expect_err_ptr(struct kunit *test, void *obj,
+			void (*free)(void *obj), const char *what);
 void rcf_sg_set(struct scatterlist *sg, u64 dma, unsigned int len);
 struct scatterlist *rcf_sgl(struct kunit *test, int nents);
 
@@ -223,8 +226,6 @@ int rcf_post_rdma(struct ib_qp *qp, enum ib_wr_opcode op, u64 laddr,
 /* mr.c: helpers the other suites share */
 void rcf_need_frwr(struct kunit *test);
 u32 rcf_mr_count(struct kunit *test);
-void rcf_expect_refused_mr(struct kunit *test, struct ib_mr *mr, u32 before,
-			   const char *what);
 int rcf_map_same_page(struct kunit *test, struct ib_mr *mr, u64 page, int n,
 		      unsigned int *sg_offset);
 

@@ -135,7 +135,8 @@ struct ib_cq *rcf_cq(struct kunit *test, int cqe)
 	return cq;
 }
 
-static void rcf_mr_free(void *mr)
+/* dereg an MR, as a KUnit action or a free function */
+void rcf_mr_free(void *mr)
 {
 	ib_dereg_mr(mr);
 }
@@ -180,6 +181,29 @@ void rcf_expect_dereg(struct kunit *test, struct ib_mr *mr, u32 before,
 	if (rcf_mr_count(test) != before)
 		RCF_FAIL(test, "%u MRs tracked after the dereg of %s, want %u",
 			 rcf_mr_count(test), what, before);
+}
+
+/**
+ * rcf_expect_err_ptr() - an allocation that must have been refused
+ * @test: the case
+ * @obj: what the allocating verb returned
+ * @free: how to release it if it was not refused
+ * @what: the request, for the messages
+ *
+ * Refused means an ERR_PTR: NULL is a failure too. An accepted object is
+ * released at once, so the case leaks nothing either way.
+ */
+void rcf_expect_err_ptr(struct kunit *test, void *obj,
+			void (*free)(void *obj), const char *what)
+{
+	if (!obj) {
+		RCF_FAIL(test, "%s returned NULL, not an ERR_PTR", what);
+	} else if (!IS_ERR(obj)) {
+		RCF_FAIL(test, "%s was accepted", what);
+		free(obj);
+	} else {
+		kunit_info(test, "%s: refused with %ld", what, PTR_ERR(obj));
+	}
 }
 
 /* a scatterlist of @nents entries, to be filled with rcf_sg_set() */

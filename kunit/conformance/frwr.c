@@ -317,7 +317,7 @@ static void rcf_frwr_refused(struct kunit *test, int access,
 	f = rcf_frwr_new(test, access, flags);
 	key = f->rkey;
 	if (variant)
-		key = (key & 0xffffff00) | ((key + 1) & 0xff);
+		key = ib_inc_rkey(key);
 	rcf_frwr_rdma(test, f, op, 0, roff, len, key, &wc);
 	rcf_expect_refused(test, f, &wc, read, what);
 	if (read)
@@ -508,7 +508,7 @@ static void rcf_test_frwr_local_inv_wrong_key(struct kunit *test)
 	RCF_RULE(test, "LOCAL_INV with another variant fails; the MR stays valid",
 		 RCF_SRC_FRWR);
 	f = rcf_frwr_new(test, RCF_ACCESS_ALL, 0);
-	key = (f->rkey & 0xffffff00) | ((f->rkey + 1) & 0xff);
+	key = ib_inc_rkey(f->rkey);
 	rcf_frwr_inv(test, f, key, &wc);
 	rcf_expect_wr_error(test, wc.status, "LOCAL_INV with a wrong variant");
 

@@ -93,6 +93,7 @@ static void rcf_check_limit(struct kunit *test, const struct rcf_limit *l,
 	u32 live = rdma_restrack_count(t->dev, l->res, true);
 	struct rcf_pile *pile;
 	u32 need, after;
+	char what[64];
 	ktime_t t0;
 	void *obj;
 
@@ -121,18 +122,9 @@ static void rcf_check_limit(struct kunit *test, const struct rcf_limit *l,
 	}
 	kunit_info(test, "%u %ss allocated in %lld ms", need, l->what,
 		   ktime_ms_delta(ktime_get(), t0));
-	obj = l->alloc(test, ctx);
-	if (!obj) {
-		RCF_FAIL(test, "%s %u + 1 returned NULL, not an ERR_PTR",
-			 l->what, l->max);
-	} else if (!IS_ERR(obj)) {
-		RCF_FAIL(test, "%s number %u was allocated: %s is %u",
-			 l->what, l->max + 1, l->attr, l->max);
-		l->free(obj);
-	} else {
-		kunit_info(test, "%s %u + 1: %ld", l->what, l->max,
-			   PTR_ERR(obj));
-	}
+	snprintf(what, sizeof(what), "%s number %u (%s %u)", l->what,
+		 l->max + 1, l->attr, l->max);
+	rcf_expect_err_ptr(test, l->alloc(test, ctx), l->free, what);
 	after = rdma_restrack_count(t->dev, l->res, true);
 	KUNIT_EXPECT_EQ_MSG(test, after, l->max,
 			    "%s: %ss tracked at the limit", t->name, l->what);
@@ -269,20 +261,6 @@ static void rcf_test_limit_mr(struct kunit *test)
 	rcf_check_limit(test, &l, rcf_pd(test));
 }
 
-/* an allocation that must fail; anything it made is freed again */
-static void rcf_expect_refused_obj(struct kunit *test, void *obj,
-				   void (*free)(void *obj), const char *what)
-{
-	if (!obj) {
-		RCF_FAIL(test, "%s returned NULL, not an ERR_PTR", what);
-	} else if (!IS_ERR(obj)) {
-		RCF_FAIL(test, "%s was accepted", what);
-		free(obj);
-	} else {
-		kunit_info(test, "%s: %ld", what, PTR_ERR(obj));
-	}
-}
-
 static void rcf_expect_ok_obj(struct kunit *test, void *obj,
 			      void (*free)(void *obj), const char *what)
 {
@@ -314,9 +292,9 @@ static void rcf_test_limit_cqe(struct kunit *test)
 		return;
 	snprintf(what, sizeof(what), "a CQ of max_cqe + 1 (%u) entries",
 		 max + 1);
-	rcf_expect_refused_obj(test, ib_alloc_cq(t->dev, NULL, max + 1, 0,
-						 IB_POLL_DIRECT),
-			       rcf_free_cq, what);
+	rcf_expect_err_ptr(test, ib_alloc_cq(t->dev, NULL, max + 1, 0,
+					     IB_POLL_DIRECT),
+			   rcf_free_cq, what);
 }
 
 /* one QP with @cap; the caller says whether it may exist */
@@ -328,8 +306,8 @@ static void rcf_try_qp(struct kunit *test, struct rcf_qp_ctx *ctx,
 		rcf_expect_ok_obj(test, rcf_alloc_qp(test, ctx), rcf_free_qp,
 				  what);
 	else
-		rcf_expect_refused_obj(test, rcf_alloc_qp(test, ctx),
-				       rcf_free_qp, what);
+		rcf_expect_err_ptr(test, rcf_alloc_qp(test, ctx), rcf_free_qp,
+				   what);
 }
 
 /* Rule: queues of max_qp_wr WRs can be created, of max_qp_wr + 1 not. */

@@ -37,26 +37,14 @@ u32 rcf_mr_count(struct kunit *test)
 				   true);
 }
 
-/**
- * rcf_expect_refused_mr() - ib_alloc_mr() must have refused
- * @test: the case
- * @mr: what it returned
- * @before: rcf_mr_count() before the call
- * @what: the request, for the message
- *
- * An accepted MR is released again, so the case leaks nothing either way.
+/*
+ * ib_alloc_mr() must have refused (an accepted MR is released again), and
+ * left the @before MRs the core tracked.
  */
-void rcf_expect_refused_mr(struct kunit *test, struct ib_mr *mr, u32 before,
-			   const char *what)
+static void rcf_expect_refused_mr(struct kunit *test, struct ib_mr *mr,
+				  u32 before, const char *what)
 {
-	if (!mr) {
-		RCF_FAIL(test, "%s returned NULL, not an ERR_PTR", what);
-	} else if (!IS_ERR(mr)) {
-		RCF_FAIL(test, "%s was accepted (lkey 0x%x)", what, mr->lkey);
-		ib_dereg_mr(mr);
-	} else {
-		kunit_info(test, "%s: refused with %ld", what, PTR_ERR(mr));
-	}
+	rcf_expect_err_ptr(test, mr, rcf_mr_free, what);
 	KUNIT_EXPECT_EQ_MSG(test, rcf_mr_count(test), before,
 			    "%s: MRs tracked after the refusal", what);
 }
