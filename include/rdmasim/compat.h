@@ -120,4 +120,14 @@ struct kunit_suppressed_warning;
 #define rsim_kunit_warn_count(w)	((void)(w), 0)
 #endif
 
+/*
+ * 6.17 began to move workqueues to unbound by default: a per-CPU one must
+ * say WQ_PERCPU (7.x warns otherwise). Before, per-CPU was the default.
+ */
+#ifdef RSIM_HAVE_WQ_PERCPU
+#define RSIM_WQ_PERCPU		WQ_PERCPU
+#else
+#define RSIM_WQ_PERCPU		0
+#endif
+
 #endif /* RDMASIM_COMPAT_H */

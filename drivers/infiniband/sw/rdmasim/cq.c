@@ -47,27 +47,54 @@ static int rsim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+static void rsim_notify_cq(struct rsim_notify *n, struct rsim_cq *cq,
+			   u8 flags)
+{
+	unsigned int i;
+
+	if (!flags)
+		return;
+	for (i = 0; i < n->ncq; i++)
+		if (n->cq[i].cq == cq)
+			break;
+	if (i == n->ncq) {
+		if (WARN_ON_ONCE(n->ncq == ARRAY_SIZE(n->cq)))
+			return;
+		n->cq[n->ncq].cq = cq;
+		n->cq[n->ncq++].flags = 0;
+	}
+	n->cq[i].flags |= flags;
+}
+
 /**
  * rsim_cq_push() - add a completion
+ * @n: where to note the handler or event it calls for
  * @cq: completion queue
  * @wc: the completion
  * @solicited: the WR asked for a solicited event
  *
  * Handlers do not run here: callers may hold their QP's lock (lock order:
  * QP lock, then CQ lock), and a completion handler may post to that QP.
- * Pass the result to rsim_cq_kick() once no lock is held.
+ * rsim_notify_run() delivers what @n collected once no lock is held. A
+ * completion that finds the ring full puts the CQ in the error state: it
+ * is lost, as is every later one, and IB_EVENT_CQ_ERR is raised once; a
+ * handler an earlier completion armed still runs.
  *
  * Context: any; does not sleep.
- * Return: 0, 1 if the armed completion handler must run, or -EOVERFLOW if
- * the CQ is full (the completion is lost).
+ * Return: 0, or -EOVERFLOW if the completion was lost.
  */
-int rsim_cq_push(struct rsim_cq *cq, const struct ib_wc *wc, bool solicited)
+int rsim_cq_push(struct rsim_notify *n, struct rsim_cq *cq,
+		 const struct ib_wc *wc, bool solicited)
 {
 	unsigned long flags;
+	u8 what = 0;
 	int ret = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (cq->count == cq->size) {
+	if (cq->overflow || cq->count == cq->size) {
+		if (!cq->overflow)
+			what = RSIM_NOTIFY_ERR;
+		cq->overflow = true;
 		ret = -EOVERFLOW;
 		goto out;
 	}
@@ -77,34 +104,52 @@ int rsim_cq_push(struct rsim_cq *cq, const struct ib_wc *wc, bool solicited)
 	    (cq->notify == IB_CQ_SOLICITED &&
 	     (solicited || wc->status != IB_WC_SUCCESS))) {
 		cq->notify = 0;
-		ret = 1;
+		what = RSIM_NOTIFY_COMP;
 	}
 out:
 	spin_unlock_irqrestore(&cq->lock, flags);
+	rsim_notify_cq(n, cq, what);
 	return ret;
 }
 
+static void rsim_cq_event(struct rsim_cq *cq)
+{
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
 /**
- * rsim_cq_kick() - run what rsim_cq_push() asked for
- * @cq: completion queue
- * @pushed: rsim_cq_push()'s result (or the OR of several: 1 runs the
- *	completion handler, a negative value raises IB_EVENT_CQ_ERR)
+ * rsim_notify_run() - deliver what completions asked for
+ * @n: collected by rsim_cq_push() and rsim_qp_push()
+ *
+ * Completion handlers first, then CQ error events, then the QPs that lost
+ * a completion enter the error state with IB_EVENT_QP_FATAL. The caller
+ * holds a reference on every QP in @n.
  *
  * Context: any; no rdmasim lock held.
  */
-void rsim_cq_kick(struct rsim_cq *cq, int pushed)
+void rsim_notify_run(struct rsim_notify *n)
 {
-	if (pushed < 0 && cq->ibcq.event_handler) {
-		struct ib_event ev = {
-			.device = cq->ibcq.device,
-			.element.cq = &cq->ibcq,
-			.event = IB_EVENT_CQ_ERR,
-		};
+	unsigned int i;
 
-		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-	} else if (pushed > 0 && cq->ibcq.comp_handler) {
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	for (i = 0; i < n->ncq; i++) {
+		struct rsim_cq *cq = n->cq[i].cq;
+
+		if ((n->cq[i].flags & RSIM_NOTIFY_COMP) && cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		if (n->cq[i].flags & RSIM_NOTIFY_ERR)
+			rsim_cq_event(cq);
 	}
+	n->ncq = 0;
+	for (i = 0; i < n->nfatal; i++)
+		rsim_qp_fatal(n->fatal[i]);
+	n->nfatal = 0;
 }
 
 /* Context: any; does not sleep. */

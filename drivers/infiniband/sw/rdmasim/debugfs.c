@@ -69,11 +69,14 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 	struct rsim_dev *rsim = m->private;
 	struct rsim_dp_stats st;
 
-	spin_lock_irq(&rsim->dp_lock);
+	spin_lock_irq(&rsim->stats_lock);
 	st = rsim->dp;
-	spin_unlock_irq(&rsim->dp_lock);
+	spin_unlock_irq(&rsim->stats_lock);
 	seq_printf(m, "wqes %llu\nbytes %llu\nerrors %llu\nrnr_waits %llu\n",
 		   st.wqes, st.bytes, st.errors, st.rnr_waits);
+	seq_printf(m, "rnr_retries %llu\ninline_runs %llu\ndeferred %llu\n",
+		   st.rnr_retries, st.inline_runs, st.deferred);
+	seq_printf(m, "worker_runs %llu\n", st.worker_runs);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_datapath);

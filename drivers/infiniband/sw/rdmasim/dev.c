@@ -376,8 +376,10 @@ int rsim_dev_probe(struct platform_device *pdev,
 	rsim->cfg = *cfg;
 	ida_init(&rsim->pd_ida);
 	rsim_mr_init(rsim);
-	rsim_qp_init(rsim);
 	rsim_fault_init(rsim);
+	err = rsim_qp_init(rsim);
+	if (err)
+		goto err_dealloc;
 
 	rsim->ibdev.node_type = RDMA_NODE_IB_CA;
 	rsim->ibdev.phys_port_cnt = RSIM_NUM_PORTS;

@@ -12,8 +12,6 @@
  * nothing leaves the MR exactly as it was.
  */
 
-#include <linux/dma-direct.h>
-#include <linux/highmem.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -24,7 +22,7 @@
 
 void rsim_mr_init(struct rsim_dev *rsim)
 {
-	xa_init_flags(&rsim->mr_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&rsim->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	rsim->mr_next = 1;
 }
 
@@ -57,6 +55,8 @@ static struct rsim_mr *rsim_mr_new(struct rsim_dev *rsim,
 		goto err_res_put;
 	}
 	mr->rsim = rsim;
+	spin_lock_init(&mr->lock);
+	refcount_set(&mr->ref, 1);
 	mr->type = type;
 	mr->access = access;
 	mr->state = RSIM_MR_FREE;
@@ -77,7 +77,7 @@ static struct rsim_mr *rsim_mr_new(struct rsim_dev *rsim,
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		err = -ENOMEM;
 	else
-		err = xa_alloc_cyclic(&rsim->mr_xa, &index, mr,
+		err = xa_alloc_cyclic_bh(&rsim->mr_xa, &index, mr,
 				      XA_LIMIT(1, RSIM_MR_INDEX_MAX),
 				      &rsim->mr_next, GFP_KERNEL);
 	if (err < 0) {
@@ -102,18 +102,32 @@ err_res_put:
 	return ERR_PTR(err);
 }
 
+static void rsim_mr_put(struct rsim_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref)) {
+		kfree(mr->segs);
+		kfree(mr);
+	}
+}
+
+/*
+ * Dereg: once the MR is unpublished and its registration is dead (under
+ * its lock, so that no copy is half way through a page of it), nothing
+ * reaches its memory; the data path's last reference frees the struct.
+ */
 static void rsim_mr_free(struct rsim_mr *mr)
 {
 	struct rsim_dev *rsim = mr->rsim;
 
-	xa_erase(&rsim->mr_xa, mr->index);
-	/* an engine run that found the MR before the erase has finished */
-	rsim_dp_sync(rsim);
+	xa_erase_bh(&rsim->mr_xa, mr->index);
+	spin_lock_bh(&mr->lock);
+	mr->state = RSIM_MR_FREE;
+	mr->reg.gen++;
+	spin_unlock_bh(&mr->lock);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
-	kfree(mr->segs);
-	kfree(mr);
 	rsim_res_put(rsim, RSIM_RES_MR);
+	rsim_mr_put(mr);
 }
 
 static struct ib_mr *rsim_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
@@ -407,10 +421,11 @@ static struct ib_mr *rsim_reg_user_mr(struct ib_pd *ibpd, u64 start,
 }
 
 /*
- * The data path's view of MRs. Everything below runs with the device's
- * dp_lock held, which serialises it against REG_MR, LOCAL_INV and
- * remote invalidation (all executed by the engine) and against dereg
- * (rsim_mr_free() syncs with the engine after unpublishing the MR).
+ * The data path's view of MRs. REG_MR, LOCAL_INV, remote invalidation and
+ * dereg change a registration under the MR's lock and bump its
+ * generation; the data path checks an access under that lock, keeps the
+ * generation it saw, and copies each page under the lock again, stopping
+ * if the generation moved (dp.c).
  */
 
 static bool rsim_mr_is_fast_reg(const struct rsim_mr *mr)
@@ -418,13 +433,19 @@ static bool rsim_mr_is_fast_reg(const struct rsim_mr *mr)
 	return mr->type == IB_MR_TYPE_MEM_REG || mr->type == IB_MR_TYPE_SG_GAPS;
 }
 
-/* the MR a key names, whatever its variant; NULL if none */
-static struct rsim_mr *rsim_mr_find(struct rsim_dev *rsim, u32 key)
+/* the MR a key names, whatever its variant, held; NULL if none */
+static struct rsim_mr *rsim_mr_get(struct rsim_dev *rsim, u32 key)
 {
-	lockdep_assert_held(&rsim->dp_lock);
+	struct rsim_mr *mr;
+
 	if (!RSIM_KEY_INDEX(key))
 		return NULL;
-	return xa_load(&rsim->mr_xa, RSIM_KEY_INDEX(key));
+	xa_lock_bh(&rsim->mr_xa);
+	mr = xa_load(&rsim->mr_xa, RSIM_KEY_INDEX(key));
+	if (mr && !refcount_inc_not_zero(&mr->ref))
+		mr = NULL;
+	xa_unlock_bh(&rsim->mr_xa);
+	return mr;
 }
 
 /**
@@ -438,25 +459,26 @@ static struct rsim_mr *rsim_mr_find(struct rsim_dev *rsim, u32 key)
  * The MR must belong to this device and @pd, be a fast-registration MR in
  * the FREE state (registering a valid MR needs a LOCAL_INV first, as in
  * rxe and the IBA), have a translation from map_mr_sg that covers its
- * length, and @key must name it. The translation is copied, so a later map_mr_sg does not
- * change the registration.
+ * length, and @key must name it. The translation is copied, so a later
+ * map_mr_sg does not change the registration.
  *
- * Context: dp_lock held.
+ * Context: process or softirq; takes the MR's lock with BH off.
  * Return: IB_WC_SUCCESS or IB_WC_LOC_QP_OP_ERR.
  */
 enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
 				   struct ib_mr *ibmr, u32 key, int access)
 {
-	struct rsim_mr *mr = rsim_mr_find(rsim, key);
+	struct rsim_mr *mr = rsim_mr_get(rsim, key);
+	enum ib_wc_status status = IB_WC_LOC_QP_OP_ERR;
 	u64 cap = 0;
 	u32 i;
 
-	if (!mr || &mr->ibmr != ibmr || ibmr->pd != pd ||
-	    !rsim_mr_is_fast_reg(mr) || mr->state != RSIM_MR_FREE ||
-	    !mr->nsegs || !ibmr->length)
-		return IB_WC_LOC_QP_OP_ERR;
-	if (rsim_mr_check_access(ibmr->device, access))
-		return IB_WC_LOC_QP_OP_ERR;
+	if (!mr)
+		return status;
+	if (&mr->ibmr != ibmr || ibmr->pd != pd || !rsim_mr_is_fast_reg(mr) ||
+	    !mr->nsegs || !ibmr->length ||
+	    rsim_mr_check_access(ibmr->device, access))
+		goto out_put;
 	/* a length the consumer raised past the translation is refused */
 	if (mr->type == IB_MR_TYPE_MEM_REG)
 		cap = (u64)mr->nsegs * mr->page_size - mr->first_off;
@@ -464,21 +486,30 @@ enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
 		for (i = 0; i < mr->nsegs; i++)
 			cap += mr->segs[i].len;
 	if (ibmr->length > cap)
-		return IB_WC_LOC_QP_OP_ERR;
+		goto out_put;
 
-	memcpy(mr->reg.mtt, mr->segs, mr->nsegs * sizeof(*mr->segs));
-	mr->reg.nsegs = mr->nsegs;
-	mr->reg.page_size = mr->type == IB_MR_TYPE_MEM_REG ? mr->page_size : 0;
-	mr->reg.first_off = mr->first_off;
-	mr->reg.iova = ibmr->iova;
-	mr->reg.length = ibmr->length;
-	mr->reg.access = access;
-	mr->reg.key = key;
-	mr->access = access;
-	mr->ibmr.lkey = key;
-	mr->ibmr.rkey = key;
-	mr->state = RSIM_MR_VALID;
-	return IB_WC_SUCCESS;
+	spin_lock_bh(&mr->lock);
+	if (mr->state == RSIM_MR_FREE) {
+		memcpy(mr->reg.mtt, mr->segs, mr->nsegs * sizeof(*mr->segs));
+		mr->reg.nsegs = mr->nsegs;
+		mr->reg.page_size = mr->type == IB_MR_TYPE_MEM_REG ?
+				    mr->page_size : 0;
+		mr->reg.first_off = mr->first_off;
+		mr->reg.iova = ibmr->iova;
+		mr->reg.length = ibmr->length;
+		mr->reg.access = access;
+		mr->reg.key = key;
+		mr->reg.gen++;
+		mr->access = access;
+		mr->ibmr.lkey = key;
+		mr->ibmr.rkey = key;
+		mr->state = RSIM_MR_VALID;
+		status = IB_WC_SUCCESS;
+	}
+	spin_unlock_bh(&mr->lock);
+out_put:
+	rsim_mr_put(mr);
+	return status;
 }
 
 /**
@@ -488,20 +519,31 @@ enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
  * @key: the key to invalidate: a valid fast-registration MR's key,
  *	variant included
  *
- * Context: dp_lock held.
+ * When this returns, no access checked against the registration reads or
+ * writes its memory any more.
+ *
+ * Context: process or softirq; takes the MR's lock with BH off.
  * Return: IB_WC_SUCCESS, or IB_WC_LOC_QP_OP_ERR (no such key, another
  * variant, not a fast-registration MR, another PD, or not valid).
  */
 enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
 				     u32 key)
 {
-	struct rsim_mr *mr = rsim_mr_find(rsim, key);
+	struct rsim_mr *mr = rsim_mr_get(rsim, key);
+	enum ib_wc_status status = IB_WC_LOC_QP_OP_ERR;
 
-	if (!mr || !rsim_mr_is_fast_reg(mr) || mr->ibmr.pd != pd ||
-	    mr->state != RSIM_MR_VALID || mr->reg.key != key)
-		return IB_WC_LOC_QP_OP_ERR;
-	mr->state = RSIM_MR_FREE;
-	return IB_WC_SUCCESS;
+	if (!mr)
+		return status;
+	spin_lock_bh(&mr->lock);
+	if (rsim_mr_is_fast_reg(mr) && mr->ibmr.pd == pd &&
+	    mr->state == RSIM_MR_VALID && mr->reg.key == key) {
+		mr->state = RSIM_MR_FREE;
+		mr->reg.gen++;
+		status = IB_WC_SUCCESS;
+	}
+	spin_unlock_bh(&mr->lock);
+	rsim_mr_put(mr);
+	return status;
 }
 
 /**
@@ -513,12 +555,12 @@ enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
  * @addr: first address
  * @len: bytes; a zero-length access is not checked at all
  * @access: IB_ACCESS_* the access needs (0 for a local read)
- * @ref: the checked range, on success
+ * @ref: the checked range, on success; release with rsim_mr_refs_put()
  *
  * The key must name a valid MR of this device, variant included, in @pd,
  * whose registration grants @access and contains [@addr, @addr + @len).
  *
- * Context: dp_lock held.
+ * Context: process or softirq.
  * Return: 0 or -EACCES.
  */
 int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
@@ -527,6 +569,7 @@ int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
 {
 	struct rsim_mr *mr;
 	u64 off;
+	bool ok;
 
 	*ref = (struct rsim_mem_ref){ .len = len };
 	/* a zero-length access checks nothing (IBA: no R_Key check) */
@@ -537,147 +580,42 @@ int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
 		ref->off = addr;
 		return addr + len - 1 < addr ? -EACCES : 0;
 	}
-	mr = rsim_mr_find(rsim, key);
-	if (!mr || mr->state != RSIM_MR_VALID || mr->reg.key != key ||
-	    mr->ibmr.pd != pd || (mr->reg.access & access) != access)
+	mr = rsim_mr_get(rsim, key);
+	if (!mr)
 		return -EACCES;
-	if (addr < mr->reg.iova)
-		return -EACCES;
+	spin_lock_bh(&mr->lock);
 	off = addr - mr->reg.iova;
-	if (off > mr->reg.length || len > mr->reg.length - off)
+	ok = mr->state == RSIM_MR_VALID && mr->reg.key == key &&
+	     mr->ibmr.pd == pd && (mr->reg.access & access) == access &&
+	     addr >= mr->reg.iova && off <= mr->reg.length &&
+	     len <= mr->reg.length - off;
+	ref->gen = mr->reg.gen;
+	spin_unlock_bh(&mr->lock);
+	if (!ok) {
+		rsim_mr_put(mr);
 		return -EACCES;
+	}
 	ref->mr = mr;
 	ref->off = off;
 	return 0;
 }
 
-/*
- * The DMA address of byte @pos of a checked range and how many bytes
- * from there are contiguous in the translation.
- */
-static u64 rsim_ref_dma(const struct rsim_mem_ref *ref, u64 pos, u64 *contig)
-{
-	const struct rsim_mr *mr = ref->mr;
-	u64 at = ref->off + pos;
-	u32 i;
-
-	if (!mr || !mr->reg.mtt) {
-		/* local DMA lkey or DMA MR: DMA address == address */
-		*contig = ref->len - pos;
-		return mr ? mr->reg.iova + at : at;
-	}
-	at += mr->reg.first_off;
-	if (mr->reg.page_size) {
-		u64 ps = mr->reg.page_size;
-
-		i = div64_u64(at, ps);
-		at -= (u64)i * ps;
-		*contig = min(ps - at, ref->len - pos);
-		return mr->reg.mtt[i].addr + at;
-	}
-	/* the lookup checked the range against the registered length */
-	for (i = 0; i + 1 < mr->reg.nsegs && at >= mr->reg.mtt[i].len; i++)
-		at -= mr->reg.mtt[i].len;
-	*contig = min(mr->reg.mtt[i].len - at, ref->len - pos);
-	return mr->reg.mtt[i].addr + at;
-}
-
-/*
- * The device's access to a DMA address: through dma-direct's translation
- * back to a physical page, as a DMA engine without an IOMMU reaches
- * memory. An address that is not RAM is a bus error.
- */
-static void *rsim_dma_map_local(struct rsim_dev *rsim, u64 dma, u64 *len)
-{
-	phys_addr_t phys = dma_to_phys(&rsim->pdev->dev, dma);
-	unsigned long pfn = PHYS_PFN(phys);
-
-	if (!pfn_valid(pfn))
-		return NULL;
-	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(phys));
-	return kmap_local_page(pfn_to_page(pfn)) + offset_in_page(phys);
-}
-
-/* a cursor over a list of checked ranges */
-struct rsim_cursor {
-	const struct rsim_mem_ref *refs;
-	u32 n;
-	u32 i;
-	u64 pos;
-};
-
-static void rsim_cursor_skip_empty(struct rsim_cursor *c)
-{
-	while (c->i < c->n && c->pos == c->refs[c->i].len) {
-		c->i++;
-		c->pos = 0;
-	}
-}
-
 /**
- * rsim_mr_copy() - move bytes between registered memory, as the device
- * @rsim: device
- * @dst: checked destination ranges
- * @ndst: entries in @dst
- * @src: checked source ranges (ignored if @src_buf is set)
- * @nsrc: entries in @src
- * @src_buf: kernel buffer holding the source (inline data), or NULL
- * @len: bytes to move; the ranges hold at least that many
+ * rsim_mr_refs_put() - release the MRs of checked ranges
+ * @refs: ranges from rsim_mr_lookup()
+ * @n: entries
  *
- * Context: dp_lock held; does not sleep.
- * Return: 0, or -EFAULT if a destination DMA address is not RAM, -ENXIO
- * if a source one is not (some bytes may have been written, as by a
- * device that hits a bus error).
+ * Context: any but hard IRQ.
  */
-int rsim_mr_copy(struct rsim_dev *rsim, const struct rsim_mem_ref *dst,
-		 u32 ndst, const struct rsim_mem_ref *src, u32 nsrc,
-		 const void *src_buf, u64 len)
+void rsim_mr_refs_put(struct rsim_mem_ref *refs, u32 n)
 {
-	struct rsim_cursor d = { .refs = dst, .n = ndst };
-	struct rsim_cursor s = { .refs = src, .n = nsrc };
-	u64 done = 0;
+	u32 i;
 
-	while (done < len) {
-		u64 dcont, scont, dma, n;
-		void *dp;
-		const void *sp;
-		void *smap = NULL;
-
-		rsim_cursor_skip_empty(&d);
-		if (WARN_ON_ONCE(d.i == d.n))
-			return -EFAULT;
-		n = len - done;
-		dma = rsim_ref_dma(&d.refs[d.i], d.pos, &dcont);
-		dp = rsim_dma_map_local(rsim, dma, &n);
-		if (!dp)
-			return -EFAULT;
-		n = min(n, dcont);
-		if (src_buf) {
-			sp = src_buf + done;
-		} else {
-			rsim_cursor_skip_empty(&s);
-			if (WARN_ON_ONCE(s.i == s.n)) {
-				kunmap_local(dp);
-				return -ENXIO;
-			}
-			dma = rsim_ref_dma(&s.refs[s.i], s.pos, &scont);
-			smap = rsim_dma_map_local(rsim, dma, &n);
-			if (!smap) {
-				kunmap_local(dp);
-				return -ENXIO;
-			}
-			n = min(n, scont);
-			sp = smap;
-			s.pos += n;
-		}
-		memcpy(dp, sp, n);
-		if (smap)
-			kunmap_local(smap);
-		kunmap_local(dp);
-		d.pos += n;
-		done += n;
+	for (i = 0; i < n; i++) {
+		if (refs[i].mr)
+			rsim_mr_put(refs[i].mr);
+		refs[i].mr = NULL;
 	}
-	return 0;
 }
 
 /* Kernel MRs must never fail dereg: the core has dropped restrack already. */

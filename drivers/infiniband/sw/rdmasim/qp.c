@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rdmasim: queue pairs: creation, the state machine, work queues and the
- * loopback data path.
+ * rdmasim: queue pairs: creation, the state machine, posting and flushing
+ * work queues. The loopback engine that executes send WRs is in dp.c.
  *
- * RC and UC QPs connected to a QP of the same device execute their send
- * WRs at once, on the caller's context: the engine (rsim_dp_run()) takes
- * the device's dp_lock, executes each WR at the head of the send queue
- * against registered memory (every access checked: key and variant,
- * state, PD, access rights, bounds) and completes it. Lock order:
- * dp_lock, then one QP lock at a time, then CQ locks; completion handlers
- * run after the engine has dropped every lock. Only the engine and
- * modify_qp (which also takes dp_lock) move a send queue's head; post_send
- * adds at the tail under the QP lock alone.
+ * Lock order: QP lock (one at a time), then CQ locks. The QP lock is
+ * taken with interrupts off: WRs may be posted from any context. Only the
+ * owner of a send queue (see &enum rsim_sq_owner) moves its head or
+ * flushes it; post_send adds at the tail; modify_qp and the data path
+ * enter the error state through rsim_qp_error_locked(), which leaves a
+ * send queue that someone executes to its owner.
  *
  * UD, SMI and GSI QPs do not send yet (post_send: -EOPNOTSUPP); their
  * receive WRs are queued (the MAD layer posts 512 on QP0 and QP1 when the
@@ -23,133 +20,91 @@
 
 #include "rdmasim.h"
 
-/**
- * struct rsim_recv_wqe - a posted receive WR
- * @wr_id: consumer's cookie
- * @num_sge: entries in @sge
- * @sge: scatter list
- */
-struct rsim_recv_wqe {
-	u64 wr_id;
-	u32 num_sge;
-	struct ib_sge sge[];
-};
-
-/**
- * struct rsim_send_wqe - a posted send WR
- * @wr_id: consumer's cookie
- * @opcode: IB_WR_*
- * @send_flags: IB_SEND_*
- * @num_sge: entries in @sge (0 for inline data)
- * @inline_len: bytes of inline data, stored where @sge would be
- * @imm: immediate data (*_WITH_IMM)
- * @inv: rkey to invalidate (SEND_WITH_INV, LOCAL_INV)
- * @remote_addr: RDMA target address
- * @rkey: RDMA target key
- * @mr: REG_MR: the MR
- * @key: REG_MR: the key to register it with
- * @access: REG_MR: IB_ACCESS_* of the registration
- * @sge: gather list, or the inline data
- */
-struct rsim_send_wqe {
-	u64 wr_id;
-	enum ib_wr_opcode opcode;
-	int send_flags;
-	u32 num_sge;
-	u32 inline_len;
-	__be32 imm;
-	u32 inv;
-	u64 remote_addr;
-	u32 rkey;
-	struct ib_mr *mr;
-	u32 key;
-	int access;
-	struct ib_sge sge[];
-};
-
-/* rsim_qp_exec(): the WR waits for a receive WR at the responder */
-#define RSIM_EXEC_WAIT		(-1)
-
 /* Bytes a message may carry: the port's max_msg_sz. */
 #define RSIM_MAX_MSG		0x80000000ULL
 
 /**
- * struct rsim_kick - what an engine run must do once it holds no lock
- * @cq: CQs with their rsim_cq_push() results (see rsim_cq_kick())
- * @cq.cq: the CQ
- * @cq.val: 1 to run its handler, negative after an overflow
- * @ncq: used entries of @cq
+ * rsim_qp_init() - set up a device's QP table and data-path worker
+ * @rsim: device
+ *
+ * Context: process.
+ * Return: 0 or -ENOMEM; rsim_qp_cleanup() undoes a partial setup.
  */
-struct rsim_kick {
-	struct {
-		struct rsim_cq *cq;
-		int val;
-	} cq[8];
-	unsigned int ncq;
-};
-
-static void rsim_kick_add(struct rsim_kick *k, struct ib_cq *ibcq, int val)
+int rsim_qp_init(struct rsim_dev *rsim)
 {
-	struct rsim_cq *cq = to_rsim_cq(ibcq);
-	unsigned int i;
-
-	if (!val)
-		return;
-	for (i = 0; i < k->ncq; i++)
-		if (k->cq[i].cq == cq)
-			break;
-	if (i == k->ncq) {
-		if (WARN_ON_ONCE(k->ncq == ARRAY_SIZE(k->cq)))
-			return;
-		k->cq[k->ncq].cq = cq;
-		k->cq[k->ncq++].val = 0;
-	}
-	if (val < 0 || k->cq[i].val == 0)
-		k->cq[i].val = val;
-}
-
-static void rsim_push(struct rsim_kick *k, struct ib_cq *ibcq,
-		      const struct ib_wc *wc, bool solicited)
-{
-	rsim_kick_add(k, ibcq, rsim_cq_push(to_rsim_cq(ibcq), wc, solicited));
-}
-
-void rsim_qp_init(struct rsim_dev *rsim)
-{
-	xa_init_flags(&rsim->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&rsim->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	rsim->qp_next = RSIM_QPN_MIN;
-	spin_lock_init(&rsim->dp_lock);
-	atomic_set(&rsim->dp_active, 0);
+	spin_lock_init(&rsim->stats_lock);
+	/*
+	 * Per-CPU workers, so that a QP's work runs where its policy puts it;
+	 * CPU-intensive, so that one long copy does not hold back the other
+	 * QPs' work queued on that CPU.
+	 */
+	rsim->dp_wq = alloc_workqueue("rdmasim%u_dp",
+				      RSIM_WQ_PERCPU | WQ_CPU_INTENSIVE, 0,
+				      rsim->id);
+	return rsim->dp_wq ? 0 : -ENOMEM;
 }
 
 void rsim_qp_cleanup(struct rsim_dev *rsim)
 {
+	if (rsim->dp_wq)
+		destroy_workqueue(rsim->dp_wq);
 	WARN_ON(!xa_empty(&rsim->qp_xa));
 	xa_destroy(&rsim->qp_xa);
 }
 
-static void *rsim_wqe(struct rsim_wq *wq, u32 n)
+/**
+ * rsim_qp_get() - find a QP by number and hold it
+ * @rsim: device
+ * @qpn: QP number
+ *
+ * Context: any.
+ * Return: the QP, to release with rsim_qp_put(), or NULL.
+ */
+struct rsim_qp *rsim_qp_get(struct rsim_dev *rsim, u32 qpn)
+{
+	struct rsim_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&rsim->qp_xa, flags);
+	qp = xa_load(&rsim->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock_irqrestore(&rsim->qp_xa, flags);
+	return qp;
+}
+
+/* Context: any. */
+void rsim_qp_put(struct rsim_qp *qp)
+{
+	/* destroy_qp may free @qp once the count is 0: only its address is used */
+	if (refcount_dec_and_test(&qp->ref))
+		wake_up_var(&qp->ref);
+}
+
+/* Slot @n of @wq, counted from the head; under the QP lock. */
+void *rsim_wqe(struct rsim_wq *wq, u32 n)
 {
 	return wq->ring + (size_t)((wq->head + n) % wq->max_wr) * wq->wqe_size;
 }
 
-/* Remove the WR at the head; under the QP lock (and dp_lock, see above). */
-static void rsim_wq_pop(struct rsim_wq *wq)
+/* Remove the WR at the head; under the QP lock, by the queue's owner. */
+void rsim_wq_pop(struct rsim_wq *wq)
 {
+	if (WARN_ON_ONCE(!wq->count))
+		return;
 	wq->head = (wq->head + 1) % wq->max_wr;
 	wq->count--;
 }
 
 /*
  * A ring of @max_wr slots of @hdr bytes plus @max_sge SGEs (or @payload
- * bytes of inline data, if more), followed by @max_sge checked ranges:
- * the engine's scratch space for the WR it executes.
+ * bytes of inline data, if more).
  */
 static int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq,
 			 u32 max_wr, u32 max_sge, size_t hdr, size_t payload)
 {
-	size_t ring;
-
 	wq->max_wr = max_wr;
 	wq->max_sge = max_sge;
 	wq->wqe_size = ALIGN(hdr + max_t(size_t, payload,
@@ -159,13 +114,37 @@ static int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq,
 		return 0;
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		return -ENOMEM;
-	ring = (size_t)max_wr * wq->wqe_size;
-	wq->ring = kvzalloc(ring + (size_t)max_sge * sizeof(struct rsim_mem_ref),
-			    GFP_KERNEL);
-	if (!wq->ring)
+	wq->ring = kvcalloc(max_wr, wq->wqe_size, GFP_KERNEL);
+	return wq->ring ? 0 : -ENOMEM;
+}
+
+/*
+ * The engine's scratch space: the requester's and the responder's checked
+ * lists, and a copy of the receive WR a SEND takes (as large as any QP's).
+ */
+static int rsim_qp_scratch_alloc(struct rsim_dev *rsim, struct rsim_qp *qp)
+{
+	u32 nr = rsim->cfg.limits.max_recv_sge;
+	u32 nl = max(qp->sq.max_sge, 1U);
+
+	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		return -ENOMEM;
-	wq->refs = wq->ring + ring;
+	qp->lrefs = kcalloc(nl + nr, sizeof(*qp->lrefs), GFP_KERNEL);
+	if (!qp->lrefs)
+		return -ENOMEM;
+	qp->rrefs = qp->lrefs + nl;
+	qp->rwqe = kzalloc(struct_size(qp->rwqe, sge, nr), GFP_KERNEL);
+	if (!qp->rwqe) {
+		kfree(qp->lrefs);
+		return -ENOMEM;
+	}
 	return 0;
+}
+
+static void rsim_qp_scratch_free(struct rsim_qp *qp)
+{
+	kfree(qp->rwqe);
+	kfree(qp->lrefs);
 }
 
 static int rsim_qp_check_init(struct rsim_dev *rsim,
@@ -212,9 +191,9 @@ static int rsim_qpn_alloc(struct rsim_dev *rsim, struct rsim_qp *qp,
 	if (type == IB_QPT_SMI || type == IB_QPT_GSI) {
 		/* QP0 and QP1 exist once per port */
 		qpn = type == IB_QPT_SMI ? 0 : 1;
-		err = xa_insert(&rsim->qp_xa, qpn, qp, GFP_KERNEL);
+		err = xa_insert_irq(&rsim->qp_xa, qpn, qp, GFP_KERNEL);
 	} else {
-		err = xa_alloc_cyclic(&rsim->qp_xa, &qpn, qp,
+		err = xa_alloc_cyclic_irq(&rsim->qp_xa, &qpn, qp,
 				      XA_LIMIT(RSIM_QPN_MIN, RSIM_QPN_MAX),
 				      &rsim->qp_next, GFP_KERNEL);
 		if (err == -EBUSY)
@@ -243,9 +222,13 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 
 	spin_lock_init(&qp->lock);
+	refcount_set(&qp->ref, 1);
 	qp->state = IB_QPS_RESET;
+	qp->owner = RSIM_SQ_IDLE;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->max_inline = init->cap.max_inline_data;
+	qp->cpu = WORK_CPU_UNBOUND;
+	INIT_DELAYED_WORK(&qp->work, rsim_dp_work);
 
 	err = rsim_wq_alloc(rsim, &qp->sq, init->cap.max_send_wr,
 			    init->cap.max_send_sge,
@@ -258,12 +241,17 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			    sizeof(struct rsim_recv_wqe), 0);
 	if (err)
 		goto err_free_sq;
+	err = rsim_qp_scratch_alloc(rsim, qp);
+	if (err)
+		goto err_free_rq;
 	/* last: the number makes the QP visible */
 	err = rsim_qpn_alloc(rsim, qp, init->qp_type);
 	if (err)
-		goto err_free_rq;
+		goto err_free_scratch;
 	return 0;
 
+err_free_scratch:
+	rsim_qp_scratch_free(qp);
 err_free_rq:
 	kvfree(qp->rq.ring);
 err_free_sq:
@@ -273,21 +261,34 @@ err_res_put:
 	return err;
 }
 
+/*
+ * Tearing down waits only for what touches this QP: its own worker, and
+ * a requester's step that holds it as responder (bounded by one WR).
+ * Traffic on other QPs does not delay it.
+ */
 static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
-	u32 peer = qp->attr.dest_qp_num;
+	u32 peer;
 
-	xa_erase(&rsim->qp_xa, ibqp->qp_num);
-	/* no engine run holds it now, and none will find it */
-	rsim_dp_sync(rsim);
+	/* no lookup finds it from here on */
+	xa_erase_irq(&rsim->qp_xa, ibqp->qp_num);
+	spin_lock_irq(&qp->lock);
+	qp->dying = true;
+	peer = qp->attr.dest_qp_num;
+	spin_unlock_irq(&qp->lock);
+	rsim_dp_stop(qp);
+	rsim_qp_put(qp);
+	wait_var_event(&qp->ref, !refcount_read(&qp->ref));
+
+	rsim_qp_scratch_free(qp);
 	kvfree(qp->rq.ring);
 	kvfree(qp->sq.ring);
 	rsim_res_put(rsim, RSIM_RES_QP);
 	/* a requester waiting on this responder learns that it is gone */
 	if (ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_run(rsim, peer, true);
+		rsim_dp_wake(rsim, peer);
 	return 0;
 }
 
@@ -307,11 +308,17 @@ static int rsim_qp_check_attr(struct rsim_dev *rsim,
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= lim->pkey_tbl_len)
 		return -EINVAL;
+	/*
+	 * REMOTE_ATOMIC is accepted although atomic_cap is NONE, as siw does:
+	 * the CM sets it whenever responder_resources is not 0, and an
+	 * atomic WR is refused at post_send anyway.
+	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC |
 				       IB_ACCESS_LOCAL_WRITE)))
-		return -EINVAL;		/* atomics: atomic_cap is NONE */
+		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
 		return -EINVAL;
@@ -336,7 +343,7 @@ static int rsim_qp_check_attr(struct rsim_dev *rsim,
 	return 0;
 }
 
-static enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
+enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
 {
 	switch (op) {
 	case IB_WR_RDMA_WRITE:
@@ -353,37 +360,60 @@ static enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
 	}
 }
 
-/*
- * Complete the receive WR at the head of @qp's receive queue with @wc
- * (its wr_id and QP filled in here) and remove it.
+/**
+ * rsim_qp_push() - add a completion of one of @qp's WRs to a CQ
+ * @n: where to note handlers, events and a lost completion
+ * @qp: the QP; its lock is held
+ * @ibcq: its send or receive CQ
+ * @wc: the completion
+ * @solicited: the WR asked for a solicited event
+ *
+ * A completion lost to a full CQ takes the QP to the error state at once
+ * (nothing more executes); rsim_notify_run() flushes it and raises
+ * IB_EVENT_QP_FATAL.
+ *
+ * Context: any; @qp's lock held.
  */
-static void rsim_rq_complete_locked(struct rsim_qp *qp, struct ib_wc *wc,
-				    bool solicited, struct rsim_kick *k)
+void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
+		  struct ib_cq *ibcq, const struct ib_wc *wc, bool solicited)
 {
-	struct rsim_recv_wqe *wqe = rsim_wqe(&qp->rq, 0);
-
 	lockdep_assert_held(&qp->lock);
-	wc->wr_id = wqe->wr_id;
-	wc->qp = &qp->ibqp;
-	rsim_push(k, qp->ibqp.recv_cq, wc, solicited);
-	rsim_wq_pop(&qp->rq);
+	if (!rsim_cq_push(n, to_rsim_cq(ibcq), wc, solicited) ||
+	    qp->state == IB_QPS_ERR)
+		return;
+	qp->state = IB_QPS_ERR;
+	if (!WARN_ON_ONCE(n->nfatal == ARRAY_SIZE(n->fatal)))
+		n->fatal[n->nfatal++] = qp;
 }
 
 /* Posted receives complete with IB_WC_WR_FLUSH_ERR, in order. */
-static void rsim_qp_flush_rq_locked(struct rsim_qp *qp, struct rsim_kick *k)
+static void rsim_qp_flush_rq_locked(struct rsim_qp *qp, struct rsim_notify *n)
 {
+	lockdep_assert_held(&qp->lock);
 	while (qp->rq.count) {
+		struct rsim_recv_wqe *wqe = rsim_wqe(&qp->rq, 0);
 		struct ib_wc wc = {
+			.wr_id = wqe->wr_id,
 			.status = IB_WC_WR_FLUSH_ERR,
 			.opcode = IB_WC_RECV,
+			.qp = &qp->ibqp,
 		};
 
-		rsim_rq_complete_locked(qp, &wc, false, k);
+		rsim_qp_push(n, qp, qp->ibqp.recv_cq, &wc, false);
+		rsim_wq_pop(&qp->rq);
 	}
 }
 
-/* Send WRs not executed complete with IB_WC_WR_FLUSH_ERR, signaled or not. */
-static void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_kick *k)
+/**
+ * rsim_qp_flush_sq_locked() - complete every send WR with a flush error
+ * @qp: the QP, in the error state; its lock held by the send queue's owner
+ *	(or with nobody owning it)
+ * @n: notifications
+ *
+ * Signaled or not, every WR not executed completes with
+ * IB_WC_WR_FLUSH_ERR, in order.
+ */
+void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_notify *n)
 {
 	lockdep_assert_held(&qp->lock);
 	while (qp->sq.count) {
@@ -395,30 +425,55 @@ static void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_kick *k)
 			.qp = &qp->ibqp,
 		};
 
-		rsim_push(k, qp->ibqp.send_cq, &wc, false);
+		rsim_qp_push(n, qp, qp->ibqp.send_cq, &wc, false);
 		rsim_wq_pop(&qp->sq);
 	}
-	qp->rnr_wait = false;
+	qp->rnr_tries = 0;
 }
 
-/* Enter the error state: flush both queues (@sq: the send queue too). */
-static void rsim_qp_error_locked(struct rsim_qp *qp, bool sq,
-				 struct rsim_kick *k)
+/**
+ * rsim_qp_error_locked() - enter the error state
+ * @qp: the QP; its lock held
+ * @n: notifications
+ *
+ * Flushes the receive queue. The send queue is flushed here only if
+ * nobody executes it (idle, or parked on an RNR wait); otherwise its owner
+ * flushes it when it next looks at the head, so that a WR being executed
+ * is completed exactly once.
+ */
+void rsim_qp_error_locked(struct rsim_qp *qp, struct rsim_notify *n)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->state = IB_QPS_ERR;
-	if (sq)
-		rsim_qp_flush_sq_locked(qp, k);
-	rsim_qp_flush_rq_locked(qp, k);
+	rsim_qp_flush_rq_locked(qp, n);
+	if (qp->owner == RSIM_SQ_IDLE || qp->owner == RSIM_SQ_RNR) {
+		rsim_qp_flush_sq_locked(qp, n);
+		qp->owner = RSIM_SQ_IDLE;
+	}
 }
 
-static void rsim_kick_run(struct rsim_kick *k)
+/**
+ * rsim_qp_fatal() - a completion of @qp was lost: flush it and tell
+ * @qp: the QP, already in the error state (rsim_qp_push())
+ *
+ * Context: any; no rdmasim lock held; the caller holds @qp.
+ */
+void rsim_qp_fatal(struct rsim_qp *qp)
 {
-	unsigned int i;
+	struct rsim_notify n = {};
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+	unsigned long flags;
 
-	for (i = 0; i < k->ncq; i++)
-		rsim_cq_kick(k->cq[i].cq, k->cq[i].val);
-	k->ncq = 0;
+	spin_lock_irqsave(&qp->lock, flags);
+	rsim_qp_error_locked(qp, &n);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	rsim_notify_run(&n);
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 static void rsim_qp_apply_locked(struct rsim_qp *qp,
@@ -464,14 +519,33 @@ static void rsim_qp_apply_locked(struct rsim_qp *qp,
 		cur->dest_qp_num = attr->dest_qp_num;
 }
 
+/* Back to RESET: empty queues, no attributes; nobody executes the QP. */
+static void rsim_qp_reset_locked(struct rsim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	memset(&qp->attr, 0, sizeof(qp->attr));
+	qp->sq.head = 0;
+	qp->sq.count = 0;
+	qp->rq.head = 0;
+	qp->rq.count = 0;
+	qp->rnr_tries = 0;
+	qp->owner = RSIM_SQ_IDLE;
+}
+
+/*
+ * Context: process; sleeps only for a transition to RESET, which waits
+ * until nobody executes the send queue (at most one page of a copy).
+ */
 static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  int mask, struct ib_udata *udata)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
-	struct rsim_kick k = { .ncq = 0 };
+	bool conn = ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC;
+	bool inl = rsim_dp_may_run_inline();
+	struct rsim_notify n = {};
 	enum ib_qp_state cur, new;
-	unsigned long flags;
+	bool run = false;
 	u32 peer;
 	int err;
 
@@ -481,9 +555,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (err)
 		return err;
 
-	/* the engine must not be half way through one of this QP's WRs */
-	spin_lock_irqsave(&rsim->dp_lock, flags);
-	spin_lock(&qp->lock);
+	spin_lock_irq(&qp->lock);
 	cur = qp->state;
 	peer = qp->attr.dest_qp_num;
 	/* IB_QP_CUR_STATE asserts the state the consumer believes in */
@@ -498,31 +570,32 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	}
 
 	if (new == IB_QPS_RESET) {
-		memset(&qp->attr, 0, sizeof(qp->attr));
-		qp->sq.head = 0;
-		qp->sq.count = 0;
-		qp->rq.head = 0;
-		qp->rq.count = 0;
-		qp->rnr_wait = false;
+		/* the owner stops at its next look at the head, or page */
+		qp->state = IB_QPS_RESET;
+		spin_unlock_irq(&qp->lock);
+		rsim_dp_stop(qp);
+		spin_lock_irq(&qp->lock);
+		rsim_qp_reset_locked(qp);
+		qp->state = IB_QPS_RESET;
 	} else {
 		rsim_qp_apply_locked(qp, attr, mask);
+		qp->state = new;
 	}
-	qp->state = new;
 	if (new == IB_QPS_ERR)
-		rsim_qp_error_locked(qp, true, &k);
-out_unlock:
-	spin_unlock(&qp->lock);
-	spin_unlock_irqrestore(&rsim->dp_lock, flags);
-	rsim_kick_run(&k);
-	if (err || (ibqp->qp_type != IB_QPT_RC &&
-		    ibqp->qp_type != IB_QPT_UC))
-		return err;
+		rsim_qp_error_locked(qp, &n);
 	/* SQD -> RTS resumes the send queue */
-	if (new == IB_QPS_RTS)
-		rsim_dp_run(rsim, ibqp->qp_num, false);
+	if (new == IB_QPS_RTS && conn)
+		run = rsim_dp_claim_locked(qp, inl);
+out_unlock:
+	spin_unlock_irq(&qp->lock);
+	rsim_notify_run(&n);
+	if (err)
+		return err;
+	if (run)
+		rsim_dp_run(qp);
 	/* a requester waiting on this responder sees the change */
 	if (new != cur && ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_run(rsim, peer, true);
+		rsim_dp_wake(rsim, peer);
 	return 0;
 }
 
@@ -554,367 +627,6 @@ static int rsim_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init->port_num = ibqp->port;
 	return 0;
-}
-
-/**
- * rsim_dp_sync() - wait until no engine run uses an unpublished object
- * @rsim: device
- *
- * Called after a QP or an MR was removed from its table: an engine run
- * that found it before has finished with it, including the completion
- * handlers it calls after dropping dp_lock.
- *
- * Context: process; may sleep.
- */
-void rsim_dp_sync(struct rsim_dev *rsim)
-{
-	might_sleep();
-	spin_lock_irq(&rsim->dp_lock);
-	spin_unlock_irq(&rsim->dp_lock);
-	wait_var_event(&rsim->dp_active, !atomic_read(&rsim->dp_active));
-}
-
-/*
- * The responder of an RC or UC QP: the QP it is connected to on this
- * device, if the address vector names this port's LID, the QP exists, is
- * of the same type, is ready to receive and is connected back. NULL is
- * what a fabric offers a packet to nowhere.
- */
-static struct rsim_qp *rsim_dp_peer(struct rsim_dev *rsim, struct rsim_qp *qp)
-{
-	struct rsim_qp *peer;
-	bool ok;
-
-	if (rdma_ah_get_dlid(&qp->attr.ah_attr) != READ_ONCE(rsim->port.lid))
-		return NULL;
-	peer = xa_load(&rsim->qp_xa, qp->attr.dest_qp_num);
-	if (!peer || peer->ibqp.qp_type != qp->ibqp.qp_type)
-		return NULL;
-	spin_lock(&peer->lock);
-	ok = (peer->state == IB_QPS_RTR || peer->state == IB_QPS_RTS ||
-	      peer->state == IB_QPS_SQD) &&
-	     peer->attr.dest_qp_num == qp->ibqp.qp_num;
-	spin_unlock(&peer->lock);
-	return ok ? peer : NULL;
-}
-
-/* Check a local SGE list; fills @refs. Returns 0 or IB_WC_LOC_PROT_ERR. */
-static int rsim_dp_local(struct rsim_dev *rsim, struct ib_pd *pd,
-			 const struct ib_sge *sge, u32 n, int access,
-			 struct rsim_mem_ref *refs, u64 *total)
-{
-	u32 i;
-
-	*total = 0;
-	for (i = 0; i < n; i++) {
-		if (rsim_mr_lookup(rsim, pd, sge[i].lkey, false, sge[i].addr,
-				   sge[i].length, access, &refs[i]))
-			return IB_WC_LOC_PROT_ERR;
-		*total += sge[i].length;
-	}
-	return 0;
-}
-
-/*
- * A responder error in RC: the responder's receive WR (if one was taken)
- * completes with @rstatus and the responder enters the error state.
- */
-static void rsim_dp_responder_error(struct rsim_qp *qp, struct rsim_qp *peer,
-				    bool took_wqe, enum ib_wc_status rstatus,
-				    struct rsim_kick *k)
-{
-	spin_lock(&peer->lock);
-	if (took_wqe) {
-		struct ib_wc wc = {
-			.status = rstatus,
-			.opcode = IB_WC_RECV,
-		};
-
-		rsim_rq_complete_locked(peer, &wc, false, k);
-	}
-	/* a QP connected to itself flushes its send queue as requester */
-	rsim_qp_error_locked(peer, peer != qp, k);
-	spin_unlock(&peer->lock);
-}
-
-/*
- * Execute the send WR @wqe of @qp, the head of its send queue. Returns
- * an IB_WC_* status for the requester, or RSIM_EXEC_WAIT if a SEND found
- * no receive WR (RNR) and must wait for one. *@len gets the bytes moved.
- */
-static int rsim_qp_exec(struct rsim_dev *rsim, struct rsim_qp *qp,
-			struct rsim_send_wqe *wqe, u64 *len,
-			struct rsim_kick *k)
-{
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
-	struct rsim_mem_ref *lrefs = qp->sq.refs;
-	struct rsim_mem_ref rref;
-	struct rsim_recv_wqe *rwqe = NULL;
-	struct rsim_qp *peer;
-	const void *inl = NULL;
-	bool read = wqe->opcode == IB_WR_RDMA_READ;
-	int status, err;
-	u64 cap;
-
-	*len = 0;
-	switch (wqe->opcode) {
-	case IB_WR_REG_MR:
-		return rsim_mr_fast_reg(rsim, qp->ibqp.pd, wqe->mr, wqe->key,
-					wqe->access);
-	case IB_WR_LOCAL_INV:
-		return rsim_mr_invalidate(rsim, qp->ibqp.pd, wqe->inv);
-	default:
-		break;
-	}
-
-	/* the local side: the gather list, or READ's scatter list */
-	if (wqe->send_flags & IB_SEND_INLINE) {
-		inl = wqe->sge;
-		*len = wqe->inline_len;
-	} else {
-		status = rsim_dp_local(rsim, qp->ibqp.pd, wqe->sge, wqe->num_sge,
-				       read ? IB_ACCESS_LOCAL_WRITE : 0, lrefs,
-				       len);
-		if (status)
-			return status;
-		if (*len > RSIM_MAX_MSG)
-			return IB_WC_LOC_LEN_ERR;
-	}
-
-	peer = rsim_dp_peer(rsim, qp);
-	if (!peer)
-		/* RC retries until retry_cnt is spent; UC loses the message */
-		return rc ? IB_WC_RETRY_EXC_ERR : IB_WC_SUCCESS;
-
-	switch (wqe->opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
-		if (!(peer->attr.qp_access_flags &
-		      (read ? IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE)) ||
-		    rsim_mr_lookup(rsim, peer->ibqp.pd, wqe->rkey, true,
-				   wqe->remote_addr, *len,
-				   read ? IB_ACCESS_REMOTE_READ :
-					  IB_ACCESS_REMOTE_WRITE, &rref)) {
-			if (!rc)
-				return IB_WC_SUCCESS;	/* dropped */
-			rsim_dp_responder_error(qp, peer, false,
-						IB_WC_REM_ACCESS_ERR, k);
-			return IB_WC_REM_ACCESS_ERR;
-		}
-		break;
-	default:
-		break;
-	}
-
-	/* SENDs and WRITE_WITH_IMM consume a receive WR */
-	if (wqe->opcode != IB_WR_RDMA_WRITE && !read) {
-		spin_lock(&peer->lock);
-		if (peer->rq.count)
-			rwqe = rsim_wqe(&peer->rq, 0);
-		spin_unlock(&peer->lock);
-		if (!rwqe) {
-			if (!rc)
-				return IB_WC_SUCCESS;	/* dropped */
-			/* RNR NAK: retried (untimed) unless rnr_retry is 0 */
-			return qp->attr.rnr_retry ? RSIM_EXEC_WAIT :
-						    IB_WC_RNR_RETRY_EXC_ERR;
-		}
-	}
-
-	switch (wqe->opcode) {
-	case IB_WR_RDMA_READ:
-		err = rsim_mr_copy(rsim, lrefs, wqe->num_sge, &rref, 1, NULL,
-				   *len);
-		if (err)
-			return IB_WC_LOC_PROT_ERR;
-		break;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		err = rsim_mr_copy(rsim, &rref, 1, lrefs, wqe->num_sge, inl,
-				   *len);
-		if (err == -ENXIO)
-			return IB_WC_LOC_PROT_ERR;
-		if (err) {
-			if (!rc)
-				return IB_WC_SUCCESS;
-			rsim_dp_responder_error(qp, peer, false,
-						IB_WC_REM_ACCESS_ERR, k);
-			return IB_WC_REM_ACCESS_ERR;
-		}
-		break;
-	default:
-		/* SEND: the responder's scatter list */
-		if (rsim_dp_local(rsim, peer->ibqp.pd, rwqe->sge,
-				  rwqe->num_sge, IB_ACCESS_LOCAL_WRITE,
-				  peer->rq.refs, &cap)) {
-			if (!rc)
-				return IB_WC_SUCCESS;	/* dropped */
-			rsim_dp_responder_error(qp, peer, true,
-						IB_WC_LOC_PROT_ERR, k);
-			return IB_WC_REM_OP_ERR;
-		}
-		if (cap < *len) {
-			if (!rc)
-				return IB_WC_SUCCESS;	/* dropped */
-			rsim_dp_responder_error(qp, peer, true,
-						IB_WC_LOC_LEN_ERR, k);
-			return IB_WC_REM_INV_REQ_ERR;
-		}
-		err = rsim_mr_copy(rsim, peer->rq.refs, rwqe->num_sge, lrefs,
-				   wqe->num_sge, inl, *len);
-		if (err == -ENXIO)
-			return IB_WC_LOC_PROT_ERR;
-		if (err) {
-			if (!rc)
-				return IB_WC_SUCCESS;	/* dropped */
-			rsim_dp_responder_error(qp, peer, true,
-						IB_WC_LOC_PROT_ERR, k);
-			return IB_WC_REM_OP_ERR;
-		}
-		break;
-	}
-
-	if (wqe->opcode == IB_WR_SEND_WITH_INV &&
-	    rsim_mr_invalidate(rsim, peer->ibqp.pd, wqe->inv)) {
-		rsim_dp_responder_error(qp, peer, true, IB_WC_REM_INV_REQ_ERR,
-					k);
-		return IB_WC_REM_INV_REQ_ERR;
-	}
-
-	if (rwqe) {
-		struct ib_wc wc = {
-			.status = IB_WC_SUCCESS,
-			.opcode = wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM ?
-				  IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
-			.byte_len = *len,
-			.src_qp = qp->ibqp.qp_num,
-			.slid = READ_ONCE(rsim->port.lid),
-			.sl = rdma_ah_get_sl(&qp->attr.ah_attr),
-			.port_num = RSIM_PORT,
-		};
-
-		if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
-		    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
-			wc.wc_flags |= IB_WC_WITH_IMM;
-			wc.ex.imm_data = wqe->imm;
-		} else if (wqe->opcode == IB_WR_SEND_WITH_INV) {
-			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
-			wc.ex.invalidate_rkey = wqe->inv;
-		}
-		spin_lock(&peer->lock);
-		rsim_rq_complete_locked(peer, &wc,
-					wqe->send_flags & IB_SEND_SOLICITED, k);
-		spin_unlock(&peer->lock);
-	}
-	return IB_WC_SUCCESS;
-}
-
-/* a delivered message: the data path and port counters */
-static void rsim_dp_count(struct rsim_dev *rsim, struct rsim_qp *qp,
-			  const struct rsim_send_wqe *wqe, u64 len)
-{
-	struct rsim_port_counters *c = &rsim->dp.port;
-	u64 mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
-	u64 pkts;
-
-	if (wqe->opcode == IB_WR_REG_MR || wqe->opcode == IB_WR_LOCAL_INV)
-		return;
-	rsim->dp.bytes += len;
-	pkts = max_t(u64, 1, DIV_ROUND_UP_ULL(len, mtu));
-	c->xmit_data += len;
-	c->rcv_data += len;
-	c->xmit_pkts += pkts;
-	c->rcv_pkts += pkts;
-}
-
-/*
- * Execute @qp's send queue from its head until it is empty, the QP
- * leaves RTS, a SEND waits for a receive WR, or a WR fails (the QP then
- * enters the error state and the rest is flushed).
- */
-static void rsim_qp_run_locked(struct rsim_dev *rsim, struct rsim_qp *qp,
-			       struct rsim_kick *k)
-{
-	lockdep_assert_held(&rsim->dp_lock);
-	for (;;) {
-		struct rsim_send_wqe *wqe;
-		int status;
-		u64 len;
-
-		spin_lock(&qp->lock);
-		if (qp->state != IB_QPS_RTS || !qp->sq.count) {
-			spin_unlock(&qp->lock);
-			return;
-		}
-		/* only the engine moves the head, so the slot stays put */
-		wqe = rsim_wqe(&qp->sq, 0);
-		spin_unlock(&qp->lock);
-
-		status = rsim_qp_exec(rsim, qp, wqe, &len, k);
-		if (status == RSIM_EXEC_WAIT) {
-			if (!qp->rnr_wait)
-				rsim->dp.rnr_waits++;
-			qp->rnr_wait = true;
-			return;
-		}
-		rsim->dp.wqes++;
-		if (status == IB_WC_SUCCESS)
-			rsim_dp_count(rsim, qp, wqe, len);
-		else
-			rsim->dp.errors++;
-
-		spin_lock(&qp->lock);
-		qp->rnr_wait = false;
-		if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
-		    (wqe->send_flags & IB_SEND_SIGNALED)) {
-			struct ib_wc wc = {
-				.wr_id = wqe->wr_id,
-				.status = status,
-				.opcode = rsim_wc_opcode(wqe->opcode),
-				.byte_len = len,
-				.qp = &qp->ibqp,
-			};
-
-			rsim_push(k, qp->ibqp.send_cq, &wc, false);
-		}
-		rsim_wq_pop(&qp->sq);
-		if (status != IB_WC_SUCCESS)
-			rsim_qp_error_locked(qp, true, k);
-		spin_unlock(&qp->lock);
-		if (status != IB_WC_SUCCESS)
-			return;
-	}
-}
-
-/**
- * rsim_dp_run() - run the engine on a QP's send queue
- * @rsim: device
- * @qpn: the QP
- * @waiting: only if its head waits for a receive WR (RNR)
- *
- * Completion handlers run after the engine has dropped its lock.
- *
- * Context: any; does not sleep.
- */
-void rsim_dp_run(struct rsim_dev *rsim, u32 qpn, bool waiting)
-{
-	struct rsim_kick k = { .ncq = 0 };
-	struct rsim_qp *qp;
-	unsigned long flags;
-
-	spin_lock_irqsave(&rsim->dp_lock, flags);
-	qp = xa_load(&rsim->qp_xa, qpn);
-	if (qp && (qp->ibqp.qp_type == IB_QPT_RC ||
-		   qp->ibqp.qp_type == IB_QPT_UC) &&
-	    (!waiting || qp->rnr_wait))
-		rsim_qp_run_locked(rsim, qp, &k);
-	/* rsim_dp_sync() waits for the handlers too */
-	atomic_inc(&rsim->dp_active);
-	spin_unlock_irqrestore(&rsim->dp_lock, flags);
-	rsim_kick_run(&k);
-	if (atomic_dec_and_test(&rsim->dp_active))
-		wake_up_var(&rsim->dp_active);
 }
 
 /* The post-time checks of one send WR (rxe's and the IBA's rules). */
@@ -1008,27 +720,31 @@ static void rsim_post_send_fill(struct rsim_send_wqe *wqe,
 			p += wr->sg_list[i].length;
 		}
 		wqe->inline_len = inline_len;
+		wqe->len = inline_len;
 		return;
 	}
 	wqe->num_sge = wr->num_sge;
 	memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
+	for (i = 0; i < wr->num_sge; i++)
+		wqe->len += wr->sg_list[i].length;
 }
 
 /*
- * RC and UC send WRs are queued and executed at once by the loopback
- * engine (rsim_dp_run()) on the caller's context. UD, SMI and GSI QPs do
- * not send yet.
+ * RC and UC send WRs are queued and handed to the loopback engine
+ * (dp.c), which runs small ones at once on this context and defers the
+ * rest to the device's worker. UD, SMI and GSI QPs do not send yet.
  *
  * Context: any; does not sleep.
  */
 static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr)
 {
-	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
-	struct rsim_kick k = { .ncq = 0 };
+	bool inl = rsim_dp_may_run_inline();
+	struct rsim_notify n = {};
 	enum ib_qp_state state;
 	unsigned long flags;
+	bool run = false;
 	int err = 0;
 
 	if (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC) {
@@ -1059,14 +775,16 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	/* the error state completes what is posted with a flush */
 	if (state == IB_QPS_ERR)
-		rsim_qp_flush_sq_locked(qp, &k);
+		rsim_qp_error_locked(qp, &n);
+	else if (state == IB_QPS_RTS)
+		run = rsim_dp_claim_locked(qp, inl);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_kick_run(&k);
+	rsim_notify_run(&n);
 	if (err)
 		*bad_wr = wr;
-	if (state == IB_QPS_RTS)
-		rsim_dp_run(rsim, ibqp->qp_num, false);
+	if (run)
+		rsim_dp_run(qp);
 	return err;
 }
 
@@ -1074,11 +792,10 @@ out:
 static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
 {
-	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
-	struct rsim_kick k = { .ncq = 0 };
+	struct rsim_notify n = {};
 	unsigned long flags;
-	bool posted = false;
+	bool wake = false;
 	u32 peer = 0;
 	int err = 0;
 
@@ -1103,20 +820,21 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		wqe->num_sge = wr->num_sge;
 		memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
 		qp->rq.count++;
-		posted = true;
+		wake = ibqp->qp_type == IB_QPT_RC;
 	}
-	if (qp->state == IB_QPS_ERR)
-		rsim_qp_flush_rq_locked(qp, &k);
-	else if (posted && ibqp->qp_type == IB_QPT_RC)
-		peer = qp->attr.dest_qp_num;
+	if (qp->state == IB_QPS_ERR) {
+		rsim_qp_flush_rq_locked(qp, &n);
+		wake = false;
+	}
+	peer = qp->attr.dest_qp_num;
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_kick_run(&k);
+	rsim_notify_run(&n);
 	if (err)
 		*bad_wr = wr;
 	/* a requester waiting for a receive WR (RNR) goes on */
-	if (posted && ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_run(rsim, peer, true);
+	if (wake)
+		rsim_dp_wake(to_rsim_dev(ibqp->device), peer);
 	return err;
 }
 

@@ -13,7 +13,9 @@
 #include <linux/idr.h>
 #include <linux/mutex.h>
 #include <linux/platform_device.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -190,6 +192,11 @@ struct rsim_port_counters {
  * @bytes: payload bytes moved between registered memory
  * @errors: send WRs that completed in error (flushes not counted)
  * @rnr_waits: SENDs that found no receive WR and waited for one
+ * @rnr_retries: RNR timer expiries that retried a waiting SEND
+ * @inline_runs: engine runs on the poster's context
+ * @deferred: runs handed to the device's worker (budget spent, hard-IRQ
+ *	or nested context, or a WR too large to run inline)
+ * @worker_runs: runs of the device's worker
  * @port: the port counters the PMA reports and clears
  */
 struct rsim_dp_stats {
@@ -197,6 +204,10 @@ struct rsim_dp_stats {
 	u64 bytes;
 	u64 errors;
 	u64 rnr_waits;
+	u64 rnr_retries;
+	u64 inline_runs;
+	u64 deferred;
+	u64 worker_runs;
 	struct rsim_port_counters port;
 };
 
@@ -209,23 +220,21 @@ struct rsim_dp_stats {
  * @port: port state
  * @res: live object counts, one per &enum rsim_res_type
  * @pd_ida: PD numbers
- * @mr_xa: MR index -> &struct rsim_mr (locking: the xarray's own lock)
+ * @mr_xa: MR index -> &struct rsim_mr (locking: the xarray's own lock,
+ *	taken with BH off: the data path looks MRs up from softirq context)
  * @mr_next: cursor for cyclic MR index allocation
  * @key_variant: source of the initial 8-bit key variant
- * @qp_xa: QP number -> &struct rsim_qp (locking: the xarray's own lock)
+ * @qp_xa: QP number -> &struct rsim_qp (locking: the xarray's own lock,
+ *	taken with IRQs off: a receive WR posted from hard-IRQ context looks
+ *	up the requester it wakes)
  * @qp_next: cursor for cyclic QP number allocation
  * @fault: injection sites
  * @mad_pool: DMA-mapped buffers for the MAD receive queue
  * @debugfs: /sys/kernel/debug/rdmasim/rdmasim<N>
- * @dp_lock: the loopback data path's engine lock (see qp.c): held while
- *	work requests execute; protects every MR's registration (state, key,
- *	access, translation), the position of every send queue's head and
- *	the removal of a receive WR by the engine. Destroying a QP or an MR
- *	takes it once after unpublishing the object, so the engine never
- *	sees one that is being freed.
- * @dp_active: engine runs past @dp_lock still calling completion
- *	handlers (rsim_dp_sync() waits for 0)
- * @dp: data path counters, under @dp_lock
+ * @dp_wq: the data path's worker (dp.c): runs what a poster may not or
+ *	need not run at once
+ * @stats_lock: protects @dp
+ * @dp: data path counters
  */
 struct rsim_dev {
 	struct ib_device ibdev;
@@ -243,8 +252,8 @@ struct rsim_dev {
 	struct rsim_fault_point fault[RSIM_FAULT_NR];
 	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
-	spinlock_t dp_lock;	/* see above: WR execution, MR registration */
-	atomic_t dp_active;
+	struct workqueue_struct *dp_wq;
+	spinlock_t stats_lock;	/* protects dp */
 	struct rsim_dp_stats dp;
 };
 
@@ -261,33 +270,116 @@ struct rsim_ah {
 /**
  * struct rsim_cq - completion queue
  * @ibcq: core object; must be first
- * @lock: protects @queue, @head, @count and @notify
+ * @lock: protects @queue, @head, @count, @notify and @overflow
  * @queue: ring of @size completions
  * @size: ring size (the cqe the consumer asked for)
  * @head: index of the oldest completion
  * @count: completions in the ring
  * @notify: armed notification (0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP)
+ * @overflow: a completion found the ring full: the CQ is in the error
+ *	state (IBA 11.4.2.1) and takes no more completions
  */
 struct rsim_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;	/* protects queue, head, count, notify */
+	spinlock_t lock;	/* protects queue, head, count, notify, overflow */
 	struct ib_wc *queue;
 	u32 size;
 	u32 head;
 	u32 count;
 	u8 notify;
+	bool overflow;
+};
+
+/*
+ * What a completion did, for rsim_notify_run(): RSIM_NOTIFY_COMP runs the
+ * CQ's completion handler, RSIM_NOTIFY_ERR raises IB_EVENT_CQ_ERR.
+ */
+#define RSIM_NOTIFY_COMP	BIT(0)
+#define RSIM_NOTIFY_ERR		BIT(1)
+
+/**
+ * struct rsim_notify - handlers and events to deliver once no lock is held
+ * @cq: CQs that got completions, with RSIM_NOTIFY_* flags
+ * @cq.cq: the CQ
+ * @cq.flags: what to deliver
+ * @ncq: used entries of @cq
+ * @fatal: QPs that lost a completion to a full CQ: they enter the error
+ *	state and get IB_EVENT_QP_FATAL
+ * @nfatal: used entries of @fatal
+ *
+ * One engine step touches at most two QPs (requester and responder) and
+ * their send and receive CQs.
+ */
+struct rsim_notify {
+	struct {
+		struct rsim_cq *cq;
+		u8 flags;
+	} cq[4];
+	unsigned int ncq;
+	struct rsim_qp *fatal[2];
+	unsigned int nfatal;
 };
 
 /**
  * struct rsim_mem_ref - a checked range of registered memory
- * @mr: the MR, or NULL for the local DMA lkey (identity translation)
+ * @mr: the MR (a reference is held), or NULL for the local DMA lkey
+ *	(identity translation)
+ * @gen: the MR's registration generation when the range was checked: a
+ *	LOCAL_INV, re-registration or dereg in between makes it stale
  * @off: offset of the range from the MR's registered iova
  * @len: bytes
  */
 struct rsim_mem_ref {
 	struct rsim_mr *mr;
+	u32 gen;
 	u64 off;
 	u64 len;
+};
+
+/**
+ * struct rsim_recv_wqe - a posted receive WR
+ * @wr_id: consumer's cookie
+ * @num_sge: entries in @sge
+ * @sge: scatter list
+ */
+struct rsim_recv_wqe {
+	u64 wr_id;
+	u32 num_sge;
+	struct ib_sge sge[];
+};
+
+/**
+ * struct rsim_send_wqe - a posted send WR
+ * @wr_id: consumer's cookie
+ * @opcode: IB_WR_*
+ * @send_flags: IB_SEND_*
+ * @num_sge: entries in @sge (0 for inline data)
+ * @inline_len: bytes of inline data, stored where @sge would be
+ * @len: message bytes (the gather list's total; inline: @inline_len)
+ * @imm: immediate data (*_WITH_IMM)
+ * @inv: rkey to invalidate (SEND_WITH_INV, LOCAL_INV)
+ * @remote_addr: RDMA target address
+ * @rkey: RDMA target key
+ * @mr: REG_MR: the MR
+ * @key: REG_MR: the key to register it with
+ * @access: REG_MR: IB_ACCESS_* of the registration
+ * @sge: gather list, or the inline data
+ */
+struct rsim_send_wqe {
+	u64 wr_id;
+	enum ib_wr_opcode opcode;
+	int send_flags;
+	u32 num_sge;
+	u32 inline_len;
+	u64 len;
+	__be32 imm;
+	u32 inv;
+	u64 remote_addr;
+	u32 rkey;
+	struct ib_mr *mr;
+	u32 key;
+	int access;
+	struct ib_sge sge[];
 };
 
 /**
@@ -296,8 +388,6 @@ struct rsim_mem_ref {
  * @max_sge: scatter/gather entries per WR
  * @wqe_size: bytes per slot
  * @ring: @max_wr slots of @wqe_size bytes
- * @refs: @max_sge entries after the ring: the data path's scratch list of
- *	checked ranges for the WR it executes (under the device's dp_lock)
  * @head: oldest posted WR
  * @count: posted WRs
  */
@@ -306,39 +396,75 @@ struct rsim_wq {
 	u32 max_sge;
 	size_t wqe_size;
 	void *ring;
-	struct rsim_mem_ref *refs;
 	u32 head;
 	u32 count;
 };
 
 /**
+ * enum rsim_sq_owner - who executes a send queue (see dp.c)
+ * @RSIM_SQ_IDLE: nobody: a post may run it at once
+ * @RSIM_SQ_RUNNING: a context is executing it, inline or the worker; only
+ *	that context moves the head or flushes the queue
+ * @RSIM_SQ_QUEUED: the worker is queued to run it
+ * @RSIM_SQ_RNR: its head is a SEND that met an RNR NAK; the worker is
+ *	armed as the RNR timer unless rnr_retry is 7 (wait for ever)
+ */
+enum rsim_sq_owner {
+	RSIM_SQ_IDLE,
+	RSIM_SQ_RUNNING,
+	RSIM_SQ_QUEUED,
+	RSIM_SQ_RNR,
+};
+
+/**
  * struct rsim_qp - queue pair
  * @ibqp: core object; must be first
- * @lock: protects @state, @attr, @sq and @rq (the data path also holds
- *	the device's dp_lock to move a head; see qp.c)
+ * @lock: protects @state, @attr, @sq, @rq, @owner, @rnr_tries and @dying
+ * @ref: lookups by QP number hold a reference (the data path while it
+ *	touches this QP as responder, a poster waking this QP's RNR wait);
+ *	destroy_qp drops the initial one and waits for 0
  * @state: current state
  * @attr: attributes set through modify_qp
  * @sq: send queue
  * @rq: receive queue
+ * @owner: who executes the send queue (&enum rsim_sq_owner)
+ * @rnr_tries: RNR retries spent on the send queue's head
+ * @dying: destroy_qp has started: nothing queues the worker any more
  * @sq_sig_all: IB_SIGNAL_ALL_WR
  * @max_inline: inline data limit
- * @rnr_wait: the send queue's head is a SEND waiting for a receive WR
+ * @cpu: the worker's CPU for this QP, or WORK_CPU_UNBOUND (the CPU that
+ *	hands the work over); the DMA-handle work steers it
+ * @work: the worker (immediate, or delayed as the RNR timer)
+ * @lrefs: the requester's checked gather (or READ scatter) list, max_sge
+ *	entries; used only by the owner of the send queue
+ * @rrefs: the responder's checked scatter list, max_recv_sge entries;
+ *	used only by the owner of the send queue
+ * @rwqe: the receive WR a SEND took from the responder; likewise
  */
 struct rsim_qp {
 	struct ib_qp ibqp;
-	spinlock_t lock;	/* protects state, attr, sq, rq */
+	spinlock_t lock;	/* protects state, attr, sq, rq, owner, ... */
+	refcount_t ref;
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
 	struct rsim_wq sq;
 	struct rsim_wq rq;
+	u8 owner;
+	u8 rnr_tries;
+	bool dying;
 	bool sq_sig_all;
 	u32 max_inline;
-	bool rnr_wait;
+	int cpu;
+	struct delayed_work work;
+	struct rsim_mem_ref *lrefs;
+	struct rsim_mem_ref *rrefs;
+	struct rsim_recv_wqe *rwqe;
 };
 
 /**
  * enum rsim_mr_state - fast-registration state of an MR
- * @RSIM_MR_FREE: no valid translation (after alloc_mr or LOCAL_INV)
+ * @RSIM_MR_FREE: no valid translation (after alloc_mr or LOCAL_INV, and
+ *	for ever after dereg)
  * @RSIM_MR_VALID: registered; keys accepted by the data path
  */
 enum rsim_mr_state {
@@ -360,6 +486,12 @@ struct rsim_mr_seg {
  * struct rsim_mr - memory region
  * @ibmr: core object
  * @rsim: owning device
+ * @lock: protects @state and @reg; the data path holds it while it
+ *	copies one piece (at most a page) to or from the MR, so that once
+ *	LOCAL_INV, REG_MR or dereg has held it, no access checked against
+ *	the old registration writes or reads any more
+ * @ref: the data path's references (see &struct rsim_mem_ref) plus one
+ *	dropped by dereg; the last one frees the MR
  * @type: what alloc_mr/get_dma_mr/reg_user_mr created
  * @state: FRWR state
  * @index: key index (lkey >> 8)
@@ -373,8 +505,8 @@ struct rsim_mr_seg {
  * @umem: pinned user memory (reg_user_mr)
  * @reg: what the data path uses, copied from the fields above by REG_MR
  *	(as a device copies the descriptor list into its translation table,
- *	so a later map_mr_sg cannot change a valid registration); under the
- *	device's dp_lock
+ *	so a later map_mr_sg cannot change a valid registration)
+ * @reg.gen: bumped by every REG_MR, invalidation and dereg
  * @reg.key: the valid lkey and rkey
  * @reg.access: IB_ACCESS_* of the registration
  * @reg.iova: first address
@@ -387,6 +519,8 @@ struct rsim_mr_seg {
 struct rsim_mr {
 	struct ib_mr ibmr;
 	struct rsim_dev *rsim;
+	spinlock_t lock;	/* protects state, reg; see above */
+	refcount_t ref;
 	enum ib_mr_type type;
 	enum rsim_mr_state state;
 	u32 index;
@@ -398,6 +532,7 @@ struct rsim_mr {
 	struct rsim_mr_seg *segs;
 	struct ib_umem *umem;
 	struct {
+		u32 gen;
 		u32 key;
 		int access;
 		u64 iova;
@@ -476,21 +611,36 @@ enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
 int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
 		   bool remote, u64 addr, u64 len, int access,
 		   struct rsim_mem_ref *ref);
-int rsim_mr_copy(struct rsim_dev *rsim, const struct rsim_mem_ref *dst,
-		 u32 ndst, const struct rsim_mem_ref *src, u32 nsrc,
-		 const void *src_buf, u64 len);
+void rsim_mr_refs_put(struct rsim_mem_ref *refs, u32 n);
 
 /* cq.c */
 extern const struct ib_device_ops rsim_cq_ops;
-int rsim_cq_push(struct rsim_cq *cq, const struct ib_wc *wc, bool solicited);
-void rsim_cq_kick(struct rsim_cq *cq, int pushed);
+int rsim_cq_push(struct rsim_notify *n, struct rsim_cq *cq,
+		 const struct ib_wc *wc, bool solicited);
+void rsim_notify_run(struct rsim_notify *n);
 
 /* qp.c */
 extern const struct ib_device_ops rsim_qp_ops;
-void rsim_qp_init(struct rsim_dev *rsim);
+int rsim_qp_init(struct rsim_dev *rsim);
 void rsim_qp_cleanup(struct rsim_dev *rsim);
-void rsim_dp_sync(struct rsim_dev *rsim);
-void rsim_dp_run(struct rsim_dev *rsim, u32 qpn, bool waiting);
+struct rsim_qp *rsim_qp_get(struct rsim_dev *rsim, u32 qpn);
+void rsim_qp_put(struct rsim_qp *qp);
+void *rsim_wqe(struct rsim_wq *wq, u32 n);
+void rsim_wq_pop(struct rsim_wq *wq);
+void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
+		  struct ib_cq *ibcq, const struct ib_wc *wc, bool solicited);
+void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_notify *n);
+void rsim_qp_error_locked(struct rsim_qp *qp, struct rsim_notify *n);
+void rsim_qp_fatal(struct rsim_qp *qp);
+enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
+
+/* dp.c */
+bool rsim_dp_may_run_inline(void);
+bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl);
+void rsim_dp_run(struct rsim_qp *qp);
+void rsim_dp_wake(struct rsim_dev *rsim, u32 qpn);
+void rsim_dp_work(struct work_struct *work);
+void rsim_dp_stop(struct rsim_qp *qp);
 
 /* fault.c */
 bool rsim_should_fail(struct rsim_dev *rsim, enum rsim_fault_site site);

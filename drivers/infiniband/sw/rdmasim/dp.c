@@ -1,0 +1,1049 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdmasim: the loopback data path. RC and UC QPs connected to a QP of the
+ * same device execute their send WRs against registered memory: every
+ * access is checked (key and variant, MR state, PD, access rights,
+ * bounds) and every byte is copied page by page as a DMA engine would.
+ *
+ * Who executes a send queue: exactly one context at a time, its owner
+ * (&enum rsim_sq_owner, under the QP lock). A post from process or
+ * softirq context becomes the owner and runs the queue at once, within a
+ * budget (RSIM_DP_INLINE_BYTES, RSIM_DP_INLINE_WRS): a small WR completes
+ * before post_send returns, as on hardware that is never busy. Past the
+ * budget, for a WR larger than it, in hard-IRQ context, with interrupts
+ * off, or from a completion handler this engine called, the queue goes
+ * to the device's worker (a per-CPU, CPU-intensive workqueue; the QP's
+ * @cpu picks the CPU), which runs it in larger budgets and yields between
+ * pages. WRs of one QP therefore execute in order, and a QP whose queue
+ * is with the worker sends everything new there too.
+ *
+ * Lifetimes: a step holds a reference on the responder QP and on each MR
+ * it touches; destroying an idle QP or MR waits for nothing else. Each
+ * page is copied under the MR's lock after a check that its registration
+ * is the one the access was checked against, so once LOCAL_INV or dereg
+ * returns, nothing is written to or read from the old registration.
+ *
+ * Locks: QP lock (interrupts off), then CQ locks; MR locks (BH off) are
+ * taken with no other lock held, two at a time in address order. No lock
+ * with interrupts off is held across a copy; an MR lock is held across
+ * one page at most.
+ */
+
+#include <linux/dma-direct.h>
+#include <linux/highmem.h>
+#include <linux/jiffies.h>
+#include <linux/percpu.h>
+#include <linux/wait_bit.h>
+
+#include "rdmasim.h"
+
+/* What a post runs at once; the rest goes to the worker. */
+#define RSIM_DP_INLINE_BYTES	(64 * 1024)
+#define RSIM_DP_INLINE_WRS	16
+/* What the worker runs before it lets other QPs' work go first. */
+#define RSIM_DP_WORKER_BYTES	(4 * 1024 * 1024)
+#define RSIM_DP_WORKER_WRS	256
+/* Pages copied between two looks at the QPs' state (and a reschedule). */
+#define RSIM_DP_CHECK_PAGES	16
+
+/* Bytes a message may carry: the port's max_msg_sz. */
+#define RSIM_MAX_MSG		0x80000000ULL
+
+/* rsim_dp_exec() and its steps: beyond IB_WC_* */
+#define RSIM_EXEC_WAIT		(-1)	/* RNR NAK: wait for a receive WR */
+#define RSIM_EXEC_DROP		(-2)	/* UC: the message is lost */
+
+/* rnr_retry 7: retry for ever */
+#define RSIM_RNR_INFINITE	7
+
+/*
+ * Engine runs and completion handlers it calls on this CPU: a post from
+ * inside one goes to the worker, so that handlers that post never
+ * recurse. Read with BH off (an engine section) or where no engine
+ * section can be interrupted on this CPU (hard IRQ is excluded anyway).
+ */
+static DEFINE_PER_CPU(unsigned int, rsim_dp_depth);
+
+/**
+ * struct rsim_budget - what one run may still execute
+ * @bytes: message bytes
+ * @wrs: work requests
+ * @ran: a WR was executed in this run
+ * @worker: the run is the worker's: its first WR runs whatever its size
+ */
+struct rsim_budget {
+	s64 bytes;
+	u32 wrs;
+	bool ran;
+	bool worker;
+};
+
+/**
+ * struct rsim_exec - one send WR being executed
+ * @rsim: device
+ * @qp: requester; its send queue is owned by this context
+ * @wqe: the head of @qp's send queue
+ * @rc: @qp is RC (else UC)
+ * @worker: running on the worker (may reschedule between pages)
+ * @dlid: the requester's destination LID, read under its lock
+ * @dest_qpn: its destination QP
+ * @sl: its service level
+ * @mtu: its path MTU
+ * @rnr_retry: its RNR retry count
+ * @peer: the responder, held, once found
+ * @peer_access: the responder's qp_access_flags
+ * @rnr_timer: the responder's min_rnr_timer (for an RNR NAK)
+ * @nl: entries of @qp->lrefs checked (and held)
+ * @nr: entries of @qp->rrefs checked (and held)
+ * @rref: the RDMA target range (held)
+ * @took: @qp->rwqe holds a receive WR taken from @peer's queue
+ * @len: message bytes
+ * @n: notifications to deliver once no lock is held
+ */
+struct rsim_exec {
+	struct rsim_dev *rsim;
+	struct rsim_qp *qp;
+	struct rsim_send_wqe *wqe;
+	bool rc;
+	bool worker;
+	u16 dlid;
+	u32 dest_qpn;
+	u8 sl;
+	enum ib_mtu mtu;
+	u8 rnr_retry;
+	struct rsim_qp *peer;
+	int peer_access;
+	u8 rnr_timer;
+	u32 nl;
+	u32 nr;
+	struct rsim_mem_ref rref;
+	bool took;
+	u64 len;
+	struct rsim_notify n;
+};
+
+/**
+ * rsim_dp_may_run_inline() - may this context execute WRs at once?
+ *
+ * Not in hard-IRQ or NMI context, not with interrupts off (the engine
+ * takes BH-off locks), and not inside an engine run or a completion
+ * handler it called on this CPU.
+ *
+ * Context: any; call before taking the QP lock.
+ */
+bool rsim_dp_may_run_inline(void)
+{
+	return !in_hardirq() && !in_nmi() && !irqs_disabled() &&
+	       !raw_cpu_read(rsim_dp_depth);
+}
+
+/* The CPU the QP's worker runs on: its policy, if that CPU is online. */
+static int rsim_dp_worker_cpu(const struct rsim_qp *qp)
+{
+	int cpu = READ_ONCE(qp->cpu);
+
+	return cpu != WORK_CPU_UNBOUND && cpu_online(cpu) ? cpu :
+							    WORK_CPU_UNBOUND;
+}
+
+static void rsim_dp_queue_locked(struct rsim_qp *qp, unsigned long delay)
+{
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+
+	lockdep_assert_held(&qp->lock);
+	if (!qp->dying)
+		mod_delayed_work_on(rsim_dp_worker_cpu(qp), rsim->dp_wq,
+				    &qp->work, delay);
+}
+
+static void rsim_dp_stat(struct rsim_dev *rsim, u64 *counter)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rsim->stats_lock, flags);
+	(*counter)++;
+	spin_unlock_irqrestore(&rsim->stats_lock, flags);
+}
+
+/**
+ * rsim_dp_claim_locked() - take an idle send queue with work on it
+ * @qp: RC or UC QP; its lock held
+ * @inl: rsim_dp_may_run_inline(), asked before the lock was taken
+ *
+ * Context: any; @qp's lock held.
+ * Return: true if the caller now owns the queue and must call
+ * rsim_dp_run() once it has dropped the lock; false if someone else runs
+ * it (the worker, queued here if @inl is false), or there is nothing to
+ * run.
+ */
+bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->owner != RSIM_SQ_IDLE || qp->dying ||
+	    qp->state != IB_QPS_RTS || !qp->sq.count)
+		return false;
+	if (inl) {
+		qp->owner = RSIM_SQ_RUNNING;
+		return true;
+	}
+	qp->owner = RSIM_SQ_QUEUED;
+	rsim_dp_queue_locked(qp, 0);
+	return false;
+}
+
+/*
+ * Deliver completions and events with this CPU marked as inside the
+ * engine: a handler that posts hands its WRs to the worker.
+ */
+static void rsim_dp_notify(struct rsim_notify *n)
+{
+	if (!n->ncq && !n->nfatal)
+		return;
+	local_bh_disable();
+	__this_cpu_inc(rsim_dp_depth);
+	rsim_notify_run(n);
+	__this_cpu_dec(rsim_dp_depth);
+	local_bh_enable();
+}
+
+/* IBA Table 45: the RNR NAK timer field's values, in microseconds */
+static const u32 rsim_rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* ---- a checked copy, page by page ---- */
+
+/* Is the registration a range was checked against still there? */
+static bool rsim_ref_live(const struct rsim_mem_ref *ref)
+{
+	return !ref->mr || (ref->mr->state == RSIM_MR_VALID &&
+			    ref->mr->reg.gen == ref->gen);
+}
+
+/*
+ * The DMA address of byte @pos of a checked range and how many bytes
+ * from there are contiguous in the translation; under the MR's lock.
+ */
+static u64 rsim_ref_dma(const struct rsim_mem_ref *ref, u64 pos, u64 *contig)
+{
+	const struct rsim_mr *mr = ref->mr;
+	u64 at = ref->off + pos;
+	u32 i;
+
+	if (!mr || !mr->reg.mtt) {
+		/* local DMA lkey or DMA MR: DMA address == address */
+		*contig = ref->len - pos;
+		return mr ? mr->reg.iova + at : at;
+	}
+	at += mr->reg.first_off;
+	if (mr->reg.page_size) {
+		u64 ps = mr->reg.page_size;
+
+		i = div64_u64(at, ps);
+		at -= (u64)i * ps;
+		*contig = min(ps - at, ref->len - pos);
+		return mr->reg.mtt[i].addr + at;
+	}
+	/* the lookup checked the range against the registered length */
+	for (i = 0; i + 1 < mr->reg.nsegs && at >= mr->reg.mtt[i].len; i++)
+		at -= mr->reg.mtt[i].len;
+	*contig = min(mr->reg.mtt[i].len - at, ref->len - pos);
+	return mr->reg.mtt[i].addr + at;
+}
+
+/*
+ * The device's access to a DMA address: through dma-direct's translation
+ * back to a physical page, as a DMA engine without an IOMMU reaches
+ * memory. An address that is not RAM is a bus error. *@len is cut to the
+ * end of the page.
+ */
+static void *rsim_dma_map_local(struct rsim_dev *rsim, u64 dma, u64 *len)
+{
+	phys_addr_t phys = dma_to_phys(&rsim->pdev->dev, dma);
+	unsigned long pfn = PHYS_PFN(phys);
+
+	if (!pfn_valid(pfn))
+		return NULL;
+	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(phys));
+	return kmap_local_page(pfn_to_page(pfn)) + offset_in_page(phys);
+}
+
+/* a cursor over a list of checked ranges */
+struct rsim_cursor {
+	const struct rsim_mem_ref *refs;
+	u32 n;
+	u32 i;
+	u64 pos;
+};
+
+static const struct rsim_mem_ref *rsim_cursor_ref(struct rsim_cursor *c)
+{
+	while (c->i < c->n && c->pos == c->refs[c->i].len) {
+		c->i++;
+		c->pos = 0;
+	}
+	return c->i < c->n ? &c->refs[c->i] : NULL;
+}
+
+/* the (at most two) MRs one page is copied between, in lock order */
+struct rsim_mr_pair {
+	struct rsim_mr *a;
+	struct rsim_mr *b;
+};
+
+static void rsim_mr_pair_lock(struct rsim_mr_pair *p, struct rsim_mr *x,
+			      struct rsim_mr *y)
+{
+	if (x == y)
+		y = NULL;
+	if (!x || (y && y < x))
+		swap(x, y);
+	p->a = x;
+	p->b = y;
+	if (p->a)
+		spin_lock_bh(&p->a->lock);
+	if (p->b)
+		spin_lock_nested(&p->b->lock, SINGLE_DEPTH_NESTING);
+}
+
+static void rsim_mr_pair_unlock(struct rsim_mr_pair *p)
+{
+	if (p->b)
+		spin_unlock(&p->b->lock);
+	if (p->a)
+		spin_unlock_bh(&p->a->lock);
+}
+
+/*
+ * Copy at most one page from the source (@sref at @spos, or @sbuf) to
+ * @dref at @dpos; both MRs locked. Returns the bytes copied, or a
+ * negative errno: -EFAULT the destination, -ENXIO the source is no longer
+ * registered or not RAM.
+ */
+static s64 rsim_dp_copy_page(struct rsim_dev *rsim,
+			     const struct rsim_mem_ref *dref, u64 dpos,
+			     const struct rsim_mem_ref *sref, u64 spos,
+			     const void *sbuf, u64 want)
+{
+	u64 n = want, cont;
+	void *dp, *sp = NULL;
+
+	if (!rsim_ref_live(dref))
+		return -EFAULT;
+	if (sref && !rsim_ref_live(sref))
+		return -ENXIO;
+	dp = rsim_dma_map_local(rsim, rsim_ref_dma(dref, dpos, &cont), &n);
+	if (!dp)
+		return -EFAULT;
+	n = min(n, cont);
+	if (sref) {
+		sp = rsim_dma_map_local(rsim, rsim_ref_dma(sref, spos, &cont),
+					&n);
+		if (!sp) {
+			kunmap_local(dp);
+			return -ENXIO;
+		}
+		n = min(n, cont);
+	}
+	memcpy(dp, sp ?: sbuf, n);
+	if (sp)
+		kunmap_local(sp);
+	kunmap_local(dp);
+	return n;
+}
+
+/*
+ * Should a long copy stop? The requester left RTS or is being destroyed
+ * (-EINTR), or the responder is being destroyed (-ESHUTDOWN).
+ */
+static int rsim_dp_interrupted(const struct rsim_exec *x)
+{
+	enum ib_qp_state st = READ_ONCE(x->qp->state);
+
+	if (READ_ONCE(x->qp->dying) || st == IB_QPS_ERR || st == IB_QPS_RESET)
+		return -EINTR;
+	if (x->peer && x->peer != x->qp && READ_ONCE(x->peer->dying))
+		return -ESHUTDOWN;
+	return 0;
+}
+
+/**
+ * rsim_dp_copy() - move bytes between registered memory, as the device
+ * @x: the WR
+ * @dst: checked destination ranges
+ * @ndst: entries in @dst
+ * @src: checked source ranges (ignored if @src_buf is set)
+ * @nsrc: entries in @src
+ * @src_buf: kernel buffer holding the source (inline data), or NULL
+ * @len: bytes to move; the ranges hold at least that many
+ *
+ * Context: process or softirq; reschedules between pages on the worker.
+ * Return: 0; -EFAULT if the destination, -ENXIO if the source stopped
+ * being registered memory (some bytes may have been written, as by a
+ * device that hits a bus error); -EINTR or -ESHUTDOWN, see
+ * rsim_dp_interrupted().
+ */
+static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
+			u32 ndst, const struct rsim_mem_ref *src, u32 nsrc,
+			const void *src_buf, u64 len)
+{
+	struct rsim_cursor d = { .refs = dst, .n = ndst };
+	struct rsim_cursor s = { .refs = src, .n = nsrc };
+	unsigned int pages = 0;
+	u64 done = 0;
+
+	while (done < len) {
+		const struct rsim_mem_ref *dref, *sref = NULL;
+		struct rsim_mr_pair pair;
+		s64 n;
+		int err;
+
+		if (++pages % RSIM_DP_CHECK_PAGES == 0) {
+			err = rsim_dp_interrupted(x);
+			if (err)
+				return err;
+			if (x->worker)
+				cond_resched();
+		}
+		dref = rsim_cursor_ref(&d);
+		if (WARN_ON_ONCE(!dref))
+			return -EFAULT;
+		if (!src_buf) {
+			sref = rsim_cursor_ref(&s);
+			if (WARN_ON_ONCE(!sref))
+				return -ENXIO;
+		}
+		rsim_mr_pair_lock(&pair, dref->mr, sref ? sref->mr : NULL);
+		n = rsim_dp_copy_page(x->rsim, dref, d.pos, sref, s.pos,
+				      src_buf ? src_buf + done : NULL,
+				      len - done);
+		rsim_mr_pair_unlock(&pair);
+		if (n < 0)
+			return n;
+		d.pos += n;
+		s.pos += n;
+		done += n;
+	}
+	return 0;
+}
+
+/* ---- the steps of one WR ---- */
+
+static bool rsim_dp_is_rdma(enum ib_wr_opcode op)
+{
+	return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
+	       op == IB_WR_RDMA_READ;
+}
+
+/* SENDs and WRITE_WITH_IMM consume a receive WR at the responder */
+static bool rsim_dp_needs_recv(enum ib_wr_opcode op)
+{
+	return op != IB_WR_RDMA_WRITE && op != IB_WR_RDMA_READ;
+}
+
+/* Check the local gather list (READ: scatter list) into @qp->lrefs. */
+static int rsim_dp_gather(struct rsim_exec *x)
+{
+	struct rsim_send_wqe *wqe = x->wqe;
+	int access = wqe->opcode == IB_WR_RDMA_READ ? IB_ACCESS_LOCAL_WRITE : 0;
+	u32 i;
+
+	x->len = wqe->len;
+	if (wqe->send_flags & IB_SEND_INLINE)
+		return 0;
+	for (i = 0; i < wqe->num_sge; i++) {
+		const struct ib_sge *sge = &wqe->sge[i];
+
+		if (rsim_mr_lookup(x->rsim, x->qp->ibqp.pd, sge->lkey, false,
+				   sge->addr, sge->length, access,
+				   &x->qp->lrefs[i]))
+			return IB_WC_LOC_PROT_ERR;
+		x->nl = i + 1;
+	}
+	return x->len > RSIM_MAX_MSG ? IB_WC_LOC_LEN_ERR : 0;
+}
+
+/*
+ * The responder: the QP this one is connected to on this device, if the
+ * address vector names this port's LID, the QP exists, is of the same
+ * type, is ready to receive and is connected back. NULL is what a fabric
+ * offers a packet to nowhere.
+ */
+static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
+{
+	struct rsim_qp *peer;
+	unsigned long flags;
+	bool ok;
+
+	if (x->dlid != READ_ONCE(x->rsim->port.lid))
+		return NULL;
+	peer = rsim_qp_get(x->rsim, x->dest_qpn);
+	if (!peer)
+		return NULL;
+	spin_lock_irqsave(&peer->lock, flags);
+	ok = peer->ibqp.qp_type == x->qp->ibqp.qp_type && !peer->dying &&
+	     (peer->state == IB_QPS_RTR || peer->state == IB_QPS_RTS ||
+	      peer->state == IB_QPS_SQD) &&
+	     peer->attr.dest_qp_num == x->qp->ibqp.qp_num;
+	x->peer_access = peer->attr.qp_access_flags;
+	x->rnr_timer = peer->attr.min_rnr_timer;
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (!ok) {
+		rsim_qp_put(peer);
+		return NULL;
+	}
+	return peer;
+}
+
+/* Complete the receive WR taken from the responder with @wc. */
+static void rsim_dp_complete_recv(struct rsim_exec *x, struct ib_wc *wc,
+				  bool solicited)
+{
+	struct rsim_qp *peer = x->peer;
+	unsigned long flags;
+
+	wc->wr_id = x->qp->rwqe->wr_id;
+	wc->qp = &peer->ibqp;
+	spin_lock_irqsave(&peer->lock, flags);
+	rsim_qp_push(&x->n, peer, peer->ibqp.recv_cq, wc, solicited);
+	spin_unlock_irqrestore(&peer->lock, flags);
+	x->took = false;
+}
+
+/*
+ * The responder cannot take the message. UC loses it: the requester's WR
+ * succeeds, and a receive WR the responder had taken completes with
+ * @rstatus (IBA class D, as in rxe). RC: the receive WR (if taken)
+ * completes with @rstatus, the responder enters the error state, and the
+ * requester's WR completes with @sstatus.
+ */
+static int rsim_dp_resp_fail(struct rsim_exec *x, enum ib_wc_status rstatus,
+			     enum ib_wc_status sstatus)
+{
+	struct rsim_qp *peer = x->peer;
+	unsigned long flags;
+
+	if (x->took) {
+		struct ib_wc wc = { .status = rstatus, .opcode = IB_WC_RECV };
+
+		rsim_dp_complete_recv(x, &wc, false);
+	}
+	if (!x->rc)
+		return RSIM_EXEC_DROP;
+	spin_lock_irqsave(&peer->lock, flags);
+	rsim_qp_error_locked(peer, &x->n);
+	spin_unlock_irqrestore(&peer->lock, flags);
+	return sstatus;
+}
+
+/* The requester's own side failed after the responder took a receive WR. */
+static int rsim_dp_local_fail(struct rsim_exec *x, enum ib_wc_status status)
+{
+	if (x->took) {
+		struct ib_wc wc = {
+			.status = IB_WC_REM_ABORT_ERR,
+			.opcode = IB_WC_RECV,
+		};
+
+		rsim_dp_complete_recv(x, &wc, false);
+	}
+	return status;
+}
+
+/* RDMA READ and WRITE: the responder's rights and the rkey. */
+static int rsim_dp_check_rkey(struct rsim_exec *x)
+{
+	bool read = x->wqe->opcode == IB_WR_RDMA_READ;
+	int need = read ? IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE;
+
+	if (!(x->peer_access & need) ||
+	    rsim_mr_lookup(x->rsim, x->peer->ibqp.pd, x->wqe->rkey, true,
+			   x->wqe->remote_addr, x->len, need, &x->rref))
+		return rsim_dp_resp_fail(x, IB_WC_REM_ACCESS_ERR,
+					 IB_WC_REM_ACCESS_ERR);
+	return 0;
+}
+
+/*
+ * Take the receive WR at the head of the responder's queue, as a device
+ * owns a WQE once it starts to fill it: a flush of the responder cannot
+ * complete it a second time.
+ */
+static int rsim_dp_take_recv(struct rsim_exec *x)
+{
+	struct rsim_qp *peer = x->peer;
+	unsigned long flags;
+
+	spin_lock_irqsave(&peer->lock, flags);
+	if (peer->rq.count && peer->state != IB_QPS_ERR) {
+		struct rsim_recv_wqe *rwqe = rsim_wqe(&peer->rq, 0);
+
+		memcpy(x->qp->rwqe, rwqe,
+		       struct_size(rwqe, sge, rwqe->num_sge));
+		rsim_wq_pop(&peer->rq);
+		x->took = true;
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (x->took)
+		return 0;
+	/* UC: lost; RC: an RNR NAK, which the run loop retries or fails */
+	return x->rc ? RSIM_EXEC_WAIT : RSIM_EXEC_DROP;
+}
+
+/* A SEND's landing place: the taken receive WR's scatter list. */
+static int rsim_dp_scatter(struct rsim_exec *x)
+{
+	struct rsim_recv_wqe *rwqe = x->qp->rwqe;
+	u64 cap = 0;
+	u32 i;
+
+	for (i = 0; i < rwqe->num_sge; i++) {
+		const struct ib_sge *sge = &rwqe->sge[i];
+
+		if (rsim_mr_lookup(x->rsim, x->peer->ibqp.pd, sge->lkey, false,
+				   sge->addr, sge->length,
+				   IB_ACCESS_LOCAL_WRITE, &x->qp->rrefs[i]))
+			return rsim_dp_resp_fail(x, IB_WC_LOC_PROT_ERR,
+						 IB_WC_REM_OP_ERR);
+		x->nr = i + 1;
+		cap += sge->length;
+	}
+	if (cap < x->len)
+		return rsim_dp_resp_fail(x, IB_WC_LOC_LEN_ERR,
+					 IB_WC_REM_INV_REQ_ERR);
+	return 0;
+}
+
+/*
+ * A copy failed: on the responder's side (@remote_dst and the destination
+ * failed, or the other way round) the responder reports it as the WRITE
+ * path does; on the requester's side it is a local protection error.
+ */
+static int rsim_dp_copy_failed(struct rsim_exec *x, int err, bool remote_dst,
+			       enum ib_wc_status rstatus,
+			       enum ib_wc_status sstatus)
+{
+	switch (err) {
+	case 0:
+		return 0;
+	case -EINTR:
+		return rsim_dp_local_fail(x, IB_WC_WR_FLUSH_ERR);
+	case -ESHUTDOWN:
+		x->took = false;	/* its QP is going away */
+		return x->rc ? IB_WC_RETRY_EXC_ERR : RSIM_EXEC_DROP;
+	default:
+		if ((err == -EFAULT) == remote_dst)
+			return rsim_dp_resp_fail(x, rstatus, sstatus);
+		return rsim_dp_local_fail(x, IB_WC_LOC_PROT_ERR);
+	}
+}
+
+/* Move the message. */
+static int rsim_dp_move(struct rsim_exec *x)
+{
+	struct rsim_send_wqe *wqe = x->wqe;
+	const void *inl = wqe->send_flags & IB_SEND_INLINE ? wqe->sge : NULL;
+	struct rsim_qp *qp = x->qp;
+	int err;
+
+	switch (wqe->opcode) {
+	case IB_WR_RDMA_READ:
+		err = rsim_dp_copy(x, qp->lrefs, x->nl, &x->rref, 1, NULL,
+				   x->len);
+		return rsim_dp_copy_failed(x, err, false, IB_WC_REM_ACCESS_ERR,
+					   IB_WC_REM_ACCESS_ERR);
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		err = rsim_dp_copy(x, &x->rref, 1, qp->lrefs, x->nl, inl,
+				   x->len);
+		return rsim_dp_copy_failed(x, err, true, IB_WC_REM_ACCESS_ERR,
+					   IB_WC_REM_ACCESS_ERR);
+	default:
+		err = rsim_dp_scatter(x);
+		if (err)
+			return err;
+		err = rsim_dp_copy(x, qp->rrefs, x->nr, qp->lrefs, x->nl, inl,
+				   x->len);
+		return rsim_dp_copy_failed(x, err, true, IB_WC_LOC_PROT_ERR,
+					   IB_WC_REM_OP_ERR);
+	}
+}
+
+/* The responder's completion of a message that arrived. */
+static void rsim_dp_deliver(struct rsim_exec *x)
+{
+	struct rsim_send_wqe *wqe = x->wqe;
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM ?
+			  IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
+		.byte_len = x->len,
+		.src_qp = x->qp->ibqp.qp_num,
+		.slid = READ_ONCE(x->rsim->port.lid),
+		.sl = x->sl,
+		.port_num = RSIM_PORT,
+	};
+
+	if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
+	    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = wqe->imm;
+	} else if (wqe->opcode == IB_WR_SEND_WITH_INV) {
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = wqe->inv;
+	}
+	rsim_dp_complete_recv(x, &wc, wqe->send_flags & IB_SEND_SOLICITED);
+}
+
+/*
+ * Execute the send WR at the head of the queue. Returns an IB_WC_*
+ * status for the requester, RSIM_EXEC_WAIT (RNR NAK) or RSIM_EXEC_DROP
+ * (UC: lost, the WR succeeds).
+ */
+static int rsim_dp_exec(struct rsim_exec *x)
+{
+	struct rsim_send_wqe *wqe = x->wqe;
+	int ret;
+
+	switch (wqe->opcode) {
+	case IB_WR_REG_MR:
+		return rsim_mr_fast_reg(x->rsim, x->qp->ibqp.pd, wqe->mr,
+					wqe->key, wqe->access);
+	case IB_WR_LOCAL_INV:
+		return rsim_mr_invalidate(x->rsim, x->qp->ibqp.pd, wqe->inv);
+	default:
+		break;
+	}
+
+	ret = rsim_dp_gather(x);
+	if (ret)
+		return ret;
+	x->peer = rsim_dp_peer_get(x);
+	if (!x->peer)
+		/* RC retries until retry_cnt is spent; UC loses the message */
+		return x->rc ? IB_WC_RETRY_EXC_ERR : RSIM_EXEC_DROP;
+	if (rsim_dp_is_rdma(wqe->opcode)) {
+		ret = rsim_dp_check_rkey(x);
+		if (ret)
+			return ret;
+	}
+	if (rsim_dp_needs_recv(wqe->opcode)) {
+		ret = rsim_dp_take_recv(x);
+		if (ret)
+			return ret;
+	}
+	ret = rsim_dp_move(x);
+	if (ret)
+		return ret;
+	if (wqe->opcode == IB_WR_SEND_WITH_INV &&
+	    rsim_mr_invalidate(x->rsim, x->peer->ibqp.pd, wqe->inv))
+		return rsim_dp_resp_fail(x, IB_WC_REM_INV_REQ_ERR,
+					 IB_WC_REM_INV_REQ_ERR);
+	if (x->took)
+		rsim_dp_deliver(x);
+	return IB_WC_SUCCESS;
+}
+
+/* ---- the run loop ---- */
+
+/* a delivered message: the data path and port counters */
+static void rsim_dp_count(struct rsim_exec *x, int status)
+{
+	struct rsim_dev *rsim = x->rsim;
+	struct rsim_port_counters *c = &rsim->dp.port;
+	u64 pkts = max_t(u64, 1, DIV_ROUND_UP_ULL(x->len,
+						  ib_mtu_enum_to_int(x->mtu)));
+	bool data = x->wqe->opcode != IB_WR_REG_MR &&
+		    x->wqe->opcode != IB_WR_LOCAL_INV;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rsim->stats_lock, flags);
+	rsim->dp.wqes++;
+	if (status != IB_WC_SUCCESS) {
+		rsim->dp.errors++;
+	} else if (data) {
+		rsim->dp.bytes += x->len;
+		c->xmit_data += x->len;
+		c->rcv_data += x->len;
+		c->xmit_pkts += pkts;
+		c->rcv_pkts += pkts;
+	}
+	spin_unlock_irqrestore(&rsim->stats_lock, flags);
+}
+
+/* Drop what the step held: checked ranges and the responder. */
+static void rsim_dp_release(struct rsim_exec *x)
+{
+	rsim_mr_refs_put(x->qp->lrefs, x->nl);
+	rsim_mr_refs_put(x->qp->rrefs, x->nr);
+	rsim_mr_refs_put(&x->rref, 1);
+	x->nl = 0;
+	x->nr = 0;
+	if (x->peer)
+		rsim_qp_put(x->peer);
+	x->peer = NULL;
+}
+
+/*
+ * The owner gives the queue up (to nobody, the worker or the RNR wait)
+ * and whoever waits for that (rsim_dp_stop()) is woken.
+ */
+static void rsim_dp_leave_locked(struct rsim_qp *qp, enum rsim_sq_owner to)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->owner = to;
+	wake_up_var(&qp->owner);
+}
+
+/*
+ * Look at the head of the send queue: set @x up to execute it and return
+ * true, or give the queue up and return false (empty, not in RTS, flushed
+ * in the error state, or the budget is spent: then to the worker).
+ */
+static bool rsim_dp_next(struct rsim_qp *qp, struct rsim_budget *b,
+			 struct rsim_exec *x)
+{
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	struct rsim_notify n = {};
+	struct rsim_send_wqe *wqe;
+	bool deferred = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->dying || qp->state != IB_QPS_RTS || !qp->sq.count) {
+		/* the owner flushes its own queue, exactly once */
+		if (qp->state == IB_QPS_ERR)
+			rsim_qp_flush_sq_locked(qp, &n);
+		rsim_dp_leave_locked(qp, RSIM_SQ_IDLE);
+		goto out_unlock;
+	}
+	wqe = rsim_wqe(&qp->sq, 0);
+	if (!b->wrs || ((s64)wqe->len > b->bytes && (!b->worker || b->ran))) {
+		rsim_dp_leave_locked(qp, RSIM_SQ_QUEUED);
+		rsim_dp_queue_locked(qp, 0);
+		deferred = true;
+		goto out_unlock;
+	}
+	*x = (struct rsim_exec){
+		.rsim = rsim,
+		.qp = qp,
+		.wqe = wqe,
+		.rc = qp->ibqp.qp_type == IB_QPT_RC,
+		.worker = b->worker,
+		.dlid = rdma_ah_get_dlid(&qp->attr.ah_attr),
+		.dest_qpn = qp->attr.dest_qp_num,
+		.sl = rdma_ah_get_sl(&qp->attr.ah_attr),
+		.mtu = qp->attr.path_mtu,
+		.rnr_retry = qp->attr.rnr_retry,
+	};
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return true;
+
+out_unlock:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	rsim_dp_notify(&n);
+	if (deferred)
+		rsim_dp_stat(rsim, &rsim->dp.deferred);
+	return false;
+}
+
+/*
+ * An RNR NAK: wait for a receive WR (rnr_retry 7), or retry when the
+ * responder's RNR timer expires until rnr_retry retries are spent (the
+ * timer has a jiffy's granularity at least). Returns false if the WR must
+ * complete with IB_WC_RNR_RETRY_EXC_ERR instead.
+ */
+static bool rsim_dp_rnr_park(struct rsim_exec *x)
+{
+	struct rsim_qp *qp = x->qp;
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (x->rnr_retry != RSIM_RNR_INFINITE &&
+	    qp->rnr_tries >= x->rnr_retry) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return false;
+	}
+	first = !qp->rnr_tries;
+	if (x->rnr_retry == RSIM_RNR_INFINITE) {
+		qp->rnr_tries = 1;
+		rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
+	} else {
+		qp->rnr_tries++;
+		rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
+		rsim_dp_queue_locked(qp, usecs_to_jiffies(rsim_rnr_usec[x->rnr_timer]));
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (first)
+		rsim_dp_stat(x->rsim, &x->rsim->dp.rnr_waits);
+	return true;
+}
+
+/*
+ * Complete the WR @x executed with @status. Returns false if the run
+ * must stop (the WR waits for an RNR retry).
+ */
+static bool rsim_dp_finish(struct rsim_exec *x, int status,
+			   struct rsim_budget *b)
+{
+	struct rsim_qp *qp = x->qp;
+	struct rsim_send_wqe *wqe = x->wqe;
+	unsigned long flags;
+
+	if (status == RSIM_EXEC_WAIT) {
+		rsim_dp_notify(&x->n);
+		rsim_dp_release(x);
+		if (rsim_dp_rnr_park(x))
+			return false;
+		status = IB_WC_RNR_RETRY_EXC_ERR;
+	}
+	if (status == RSIM_EXEC_DROP)
+		status = IB_WC_SUCCESS;
+	rsim_dp_count(x, status);
+
+	spin_lock_irqsave(&qp->lock, flags);
+	/* a WR cut short by a transition to RESET completes with nothing */
+	if (qp->state == IB_QPS_RESET)
+		goto out_pop;
+	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
+	    (wqe->send_flags & IB_SEND_SIGNALED)) {
+		struct ib_wc wc = {
+			.wr_id = wqe->wr_id,
+			.status = status,
+			.opcode = rsim_wc_opcode(wqe->opcode),
+			.byte_len = x->len,
+			.qp = &qp->ibqp,
+		};
+
+		rsim_qp_push(&x->n, qp, qp->ibqp.send_cq, &wc, false);
+	}
+	/* the rest of the send queue is flushed at the next look at it */
+	if (status != IB_WC_SUCCESS)
+		rsim_qp_error_locked(qp, &x->n);
+out_pop:
+	rsim_wq_pop(&qp->sq);
+	qp->rnr_tries = 0;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	/* handlers run while the responder is still held */
+	rsim_dp_notify(&x->n);
+	rsim_dp_release(x);
+	b->wrs--;
+	b->bytes -= x->len;
+	b->ran = true;
+	return true;
+}
+
+/* Run the send queue the caller owns until rsim_dp_next() gives it up. */
+static void rsim_dp_process(struct rsim_qp *qp, bool worker)
+{
+	struct rsim_budget b = {
+		.bytes = worker ? RSIM_DP_WORKER_BYTES : RSIM_DP_INLINE_BYTES,
+		.wrs = worker ? RSIM_DP_WORKER_WRS : RSIM_DP_INLINE_WRS,
+		.worker = worker,
+	};
+	struct rsim_exec x;
+
+	while (rsim_dp_next(qp, &b, &x)) {
+		if (!rsim_dp_finish(&x, rsim_dp_exec(&x), &b))
+			break;
+		if (worker)
+			cond_resched();
+	}
+}
+
+/**
+ * rsim_dp_run() - execute a send queue the caller has claimed
+ * @qp: RC or UC QP (rsim_dp_claim_locked() returned true)
+ *
+ * Context: process or softirq, interrupts on; does not sleep.
+ */
+void rsim_dp_run(struct rsim_qp *qp)
+{
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+
+	rsim_dp_stat(rsim, &rsim->dp.inline_runs);
+	rsim_dp_process(qp, false);
+}
+
+/**
+ * rsim_dp_work() - the device worker's run of one QP
+ * @work: &rsim_qp.work
+ *
+ * Runs a send queue handed over by rsim_dp_claim_locked() or a spent
+ * budget, or retries a SEND whose RNR timer expired.
+ *
+ * Context: process (workqueue); may sleep.
+ */
+void rsim_dp_work(struct work_struct *work)
+{
+	struct rsim_qp *qp = container_of(to_delayed_work(work),
+					  struct rsim_qp, work);
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	bool retry = false;
+
+	spin_lock_irq(&qp->lock);
+	if (qp->owner == RSIM_SQ_RNR) {
+		retry = true;
+	} else if (qp->owner != RSIM_SQ_QUEUED) {
+		spin_unlock_irq(&qp->lock);
+		return;
+	}
+	qp->owner = RSIM_SQ_RUNNING;
+	spin_unlock_irq(&qp->lock);
+
+	rsim_dp_stat(rsim, &rsim->dp.worker_runs);
+	if (retry)
+		rsim_dp_stat(rsim, &rsim->dp.rnr_retries);
+	rsim_dp_process(qp, true);
+}
+
+/**
+ * rsim_dp_wake() - a requester waiting for an RNR retry may go on
+ * @rsim: device
+ * @qpn: the requester's QP number
+ *
+ * Called when its responder posted a receive WR, changed state or is
+ * being destroyed: the waiting SEND is retried now, on this context if
+ * it may run WRs, else on the worker.
+ *
+ * Context: any; does not sleep.
+ */
+void rsim_dp_wake(struct rsim_dev *rsim, u32 qpn)
+{
+	bool inl = rsim_dp_may_run_inline();
+	struct rsim_qp *qp = rsim_qp_get(rsim, qpn);
+	unsigned long flags;
+	bool run = false;
+
+	if (!qp)
+		return;
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->owner == RSIM_SQ_RNR) {
+		qp->owner = RSIM_SQ_IDLE;
+		run = rsim_dp_claim_locked(qp, inl);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (run)
+		rsim_dp_run(qp);
+	rsim_qp_put(qp);
+}
+
+/**
+ * rsim_dp_stop() - wait until nobody executes a QP's send queue
+ * @qp: the QP, made unable to run (dying, or a state other than RTS)
+ *
+ * Cancels the worker (and the RNR timer) and waits for an owner in the
+ * middle of a WR, which stops at its next page boundary check.
+ *
+ * Context: process; sleeps.
+ */
+void rsim_dp_stop(struct rsim_qp *qp)
+{
+	might_sleep();
+	cancel_delayed_work_sync(&qp->work);
+	wait_var_event(&qp->owner, READ_ONCE(qp->owner) != RSIM_SQ_RUNNING);
+}
