@@ -8,7 +8,9 @@
  */
 
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
+#include <linux/kthread.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -1161,6 +1163,555 @@ static void rsim_dp_test_rnr_responder_destroyed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
 }
 
+/*
+ * Poll @cq until @n completions arrived or about two seconds passed (work
+ * the engine deferred runs on the device's worker).
+ */
+static int dp_wait(struct ib_cq *cq, struct ib_wc *wc, int n)
+{
+	unsigned long end = jiffies + 2 * HZ;
+	int got = 0;
+
+	while (got < n) {
+		got += ib_poll_cq(cq, n - got, wc + got);
+		if (got < n && time_after(jiffies, end))
+			break;
+		if (got < n)
+			usleep_range(100, 200);
+	}
+	return got;
+}
+
+/**
+ * struct dp_spinner - a thread that posts zero-length WRITEs to a QP
+ * @qp: the QP
+ * @budget: posts it may still make (the main thread refills it)
+ * @posted: posts that succeeded
+ */
+struct dp_spinner {
+	struct ib_qp *qp;
+	atomic_t budget;
+	atomic_t posted;
+};
+
+static int dp_spin(void *arg)
+{
+	struct dp_spinner *s = arg;
+
+	while (!kthread_should_stop()) {
+		struct ib_rdma_wr wr = {
+			.wr.opcode = IB_WR_RDMA_WRITE,
+			.wr.send_flags = IB_SEND_SIGNALED,
+			.wr.wr_id = 2,
+		};
+
+		if (atomic_read(&s->budget) > 0 &&
+		    !ib_post_send(s->qp, &wr.wr, NULL)) {
+			atomic_inc(&s->posted);
+			atomic_dec(&s->budget);
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * A QP connected to itself: a WRITE with a bad rkey puts it in the error
+ * state from inside the engine while another CPU posts. The post's flush
+ * must not complete the WR the engine is completing: every WR completes
+ * exactly once and the send queue's count never wraps.
+ */
+static void rsim_dp_test_self_connected_flush_race(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_qp_attr reset = { .qp_state = IB_QPS_RESET };
+	struct dp_spinner *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct ib_cq *cq = rsim_kunit_cq(test, f->rsim, 4096);
+	int bad_done = 0, done = 0, posted = 0, i, n;
+	struct task_struct *t;
+	struct ib_wc wc[4];
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	f->cq = cq;
+	s->qp = dp_qp(test, f, IB_QPT_RC, f->pd);
+	t = kthread_run(dp_spin, s, "dp_spin");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	for (i = 0; i < 300; i++) {
+		struct ib_rdma_wr bad = {
+			.wr.opcode = IB_WR_RDMA_WRITE,
+			.wr.send_flags = IB_SEND_SIGNALED,
+			.wr.wr_id = 1,
+			.rkey = 0x12345600,
+			.remote_addr = f->dst.dma,
+		};
+
+		if (dp_connect(f, s->qp, s->qp->qp_num, DP_ACCESS, 0))
+			break;
+		atomic_set(&s->budget, 32);
+		if (!dp_post(s->qp, &bad.wr, f->src.dma, 8,
+			     f->pd->local_dma_lkey))
+			posted++;
+		usleep_range(100, 200);
+		atomic_set(&s->budget, 0);
+		/* every post now completes at once, in RTS or with a flush */
+		if (ib_modify_qp(s->qp, &reset, IB_QP_STATE))
+			break;
+		while ((n = ib_poll_cq(cq, ARRAY_SIZE(wc), wc)) > 0) {
+			int j;
+
+			for (j = 0; j < n; j++)
+				bad_done += wc[j].wr_id == 1;
+			done += n;
+		}
+		if (to_rsim_qp(s->qp)->sq.count)
+			break;
+	}
+	kthread_stop(t);
+	KUNIT_EXPECT_EQ(test, i, 300);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(s->qp)->sq.count, 0);
+	while ((n = ib_poll_cq(cq, ARRAY_SIZE(wc), wc)) > 0) {
+		int j;
+
+		for (j = 0; j < n; j++)
+			bad_done += wc[j].wr_id == 1;
+		done += n;
+	}
+	KUNIT_EXPECT_EQ(test, bad_done, posted);
+	KUNIT_EXPECT_EQ(test, done, posted + atomic_read(&s->posted));
+	kunit_info(test, "%d bad WRITEs, %d concurrent posts, on %u CPUs\n",
+		   posted, atomic_read(&s->posted), num_online_cpus());
+}
+
+/* the engine's test hook: one post to the QP whose WR just failed */
+static void dp_hook_post(struct rsim_qp *qp, int status)
+{
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_id = 2,
+	};
+
+	if (status == IB_WC_SUCCESS)
+		return;
+	to_rsim_dev(qp->ibqp.device)->dp_test_hook = NULL;
+	ib_post_send(&qp->ibqp, &wr.wr, NULL);
+}
+
+static void dp_hook_clear(void *rsim)
+{
+	((struct rsim_dev *)rsim)->dp_test_hook = NULL;
+}
+
+/*
+ * A QP connected to itself: a WRITE with a bad rkey puts it in the error
+ * state from inside the engine, and a post arrives before the engine has
+ * completed that WR (deterministically, from the engine's test hook). The
+ * post's flush must leave the WR being executed to the engine: it
+ * completes once, the new WR completes with a flush error, and the send
+ * queue's count does not wrap.
+ */
+static void rsim_dp_test_self_connected_post_in_error(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_qp *qp = dp_qp(test, f, IB_QPT_RC, f->pd);
+	struct ib_rdma_wr bad = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_id = 1,
+		.rkey = 0x12345600,
+		.remote_addr = f->dst.dma,
+	};
+	struct ib_wc wc[4];
+
+	KUNIT_ASSERT_EQ(test, dp_connect(f, qp, qp->qp_num, DP_ACCESS, 0), 0);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_hook_clear,
+							   f->rsim));
+	f->rsim->dp_test_hook = dp_hook_post;
+	KUNIT_ASSERT_EQ(test, dp_post(qp, &bad.wr, f->src.dma, 8,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, wc[1].wr_id, 2);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 4), 0);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(qp)->sq.count, 0);
+}
+
+/*
+ * ib_cm_init_qp_attr() asks for REMOTE_ATOMIC whenever responder_resources
+ * is not 0 (cm.c, cm_init_qp_init_attr()): INIT must accept it although
+ * atomic_cap is NONE; an atomic WR is still refused.
+ */
+static void rsim_dp_test_cm_access_flags(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_qp *qp = dp_qp(test, f, IB_QPT_RC, f->pd);
+	struct ib_atomic_wr wr = {
+		.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP,
+		.remote_addr = f->dst.dma,
+	};
+	const struct ib_send_wr *bad;
+
+	KUNIT_ASSERT_EQ(test, dp_connect(f, qp, f->b->qp_num,
+					 IB_ACCESS_REMOTE_WRITE |
+					 IB_ACCESS_REMOTE_READ |
+					 IB_ACCESS_REMOTE_ATOMIC, 7), 0);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(qp)->state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr.wr, &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, &wr.wr);
+}
+
+/*
+ * rnr_retry 1-6 retries that often, each after the responder's RNR timer,
+ * then fails the SEND with IB_WC_RNR_RETRY_EXC_ERR.
+ */
+static void rsim_dp_test_rnr_retry_count(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture_type(test, IB_QPT_RC, DP_ACCESS, 3);
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .wr_id = 5,
+				 .send_flags = IB_SEND_SIGNALED };
+	unsigned long start = jiffies;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 10,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, f->a);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 5);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RNR_RETRY_EXC_ERR);
+	/* three timer periods of at least a jiffy each */
+	KUNIT_EXPECT_GE(test, jiffies - start, 3);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->a)->state, IB_QPS_ERR);
+}
+
+/**
+ * struct dp_events - what a CQ's and a QP's handlers saw
+ * @comp: completion handler calls
+ * @cq_err: IB_EVENT_CQ_ERR events
+ * @qp_fatal: IB_EVENT_QP_FATAL events
+ */
+struct dp_events {
+	atomic_t comp;
+	atomic_t cq_err;
+	atomic_t qp_fatal;
+};
+
+static void dp_ev_comp(struct ib_cq *cq, void *ctx)
+{
+	atomic_inc(&((struct dp_events *)ctx)->comp);
+}
+
+static void dp_ev_cq(struct ib_event *e, void *ctx)
+{
+	if (e->event == IB_EVENT_CQ_ERR)
+		atomic_inc(&((struct dp_events *)ctx)->cq_err);
+}
+
+static void dp_ev_qp(struct ib_event *e, void *ctx)
+{
+	if (e->event == IB_EVENT_QP_FATAL)
+		atomic_inc(&((struct dp_events *)ctx)->qp_fatal);
+}
+
+static void dp_cq_destroy(void *cq)
+{
+	ib_destroy_cq(cq);
+}
+
+/*
+ * A CQ overflows in the run that armed its handler: the handler still
+ * runs, the CQ reports IB_EVENT_CQ_ERR, and the QP that lost a completion
+ * enters the error state with IB_EVENT_QP_FATAL.
+ */
+static void rsim_dp_test_cq_overflow(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct dp_events *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
+	struct ib_cq_init_attr ca = { .cqe = 2 };
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.recv_cq = f->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.event_handler = dp_ev_qp,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+	};
+	struct ib_rdma_wr wr[3] = {};
+	struct ib_qp *a, *b;
+	struct ib_cq *cq;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	cq = ib_create_cq(&f->rsim->ibdev, dp_ev_comp, dp_ev_cq, ev, &ca);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_cq_destroy,
+							   cq));
+	qa.send_cq = cq;
+	qa.qp_context = ev;
+	a = ib_create_qp(f->pd, &qa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_qp_destroy,
+							   a));
+	b = dp_qp(test, f, IB_QPT_RC, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, b, a->qp_num, DP_ACCESS, 7), 0);
+
+	KUNIT_ASSERT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
+	/* three zero-length WRITEs in one post: one run, two CQ slots */
+	for (i = 0; i < 3; i++) {
+		wr[i].wr.opcode = IB_WR_RDMA_WRITE;
+		wr[i].wr.wr_id = i;
+		wr[i].wr.next = i < 2 ? &wr[i + 1].wr : NULL;
+	}
+	KUNIT_ASSERT_EQ(test, ib_post_send(a, &wr[0].wr, NULL), 0);
+	/* the worker may have run them: give it time */
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev->comp), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev->cq_err), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ev->qp_fatal), 1);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(a)->state, IB_QPS_ERR);
+	/* the responder is not affected */
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(b)->state, IB_QPS_RTS);
+}
+
+/*
+ * An RDMA READ whose source fails at the responder (its registration
+ * translates to memory that is not RAM) is a responder error, as for a
+ * WRITE whose destination fails: IB_WC_REM_ACCESS_ERR at the requester,
+ * and the responder enters the error state.
+ */
+static void rsim_dp_test_read_source_fails(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 1);
+	struct ib_reg_wr reg = {
+		.wr.opcode = IB_WR_REG_MR,
+		.mr = mr,
+		.access = IB_ACCESS_REMOTE_READ | IB_ACCESS_LOCAL_WRITE,
+	};
+	struct ib_rdma_wr rd = { .wr.opcode = IB_WR_RDMA_READ };
+	struct scatterlist sg;
+	struct ib_wc wc;
+
+	/* a bus address far above the guest's memory */
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = 1ULL << 40;
+	sg_dma_len(&sg) = PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	reg.key = mr->rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->b, &reg.wr, NULL), 0);
+
+	rd.remote_addr = mr->iova;
+	rd.rkey = mr->rkey;
+	rd.wr.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &rd.wr, f->src.dma, 8,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, f->a);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->b)->state, IB_QPS_ERR);
+}
+
+/* A SEND posted with interrupts off runs on the worker, not at once. */
+static void rsim_dp_test_irqs_off_defers(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .wr_id = 3,
+				 .send_flags = IB_SEND_SIGNALED };
+	struct rsim_dp_stats before = f->rsim->dp;
+	struct ib_wc wc[2];
+	unsigned long flags;
+	int err;
+
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 64, lkey), 0);
+	local_irq_save(flags);
+	err = dp_post(f->a, &wr, f->src.dma, 64, lkey);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dp_cpu(f, &f->dst)[63], 0x5a);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.deferred, before.deferred + 1);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.inline_runs, before.inline_runs);
+	KUNIT_EXPECT_GE(test, f->rsim->dp.worker_runs, before.worker_runs + 1);
+}
+
+/**
+ * struct dp_big - a large buffer on each side, mapped for the device
+ * @src: requester's buffer (local DMA lkey)
+ * @dst: responder's buffer
+ */
+struct dp_big {
+	struct dp_buf src;
+	struct dp_buf dst;
+};
+
+/* memset in pages: a single multi-megabyte memset is a sparse warning */
+static void dp_fill(u8 *va, size_t len, u8 fill)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += PAGE_SIZE)
+		memset(va + off, fill, min_t(size_t, PAGE_SIZE, len - off));
+}
+
+static void dp_big_init(struct kunit *test, struct dp_fixture *f,
+			struct dp_buf *b, size_t len, u8 fill)
+{
+	int err;
+
+	b->dev = &f->rsim->ibdev;
+	b->len = len;
+	b->va = kmalloc(len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->va);
+	dp_fill(b->va, len, fill);
+	b->dma = ib_dma_map_single(b->dev, b->va, len, DMA_BIDIRECTIONAL);
+	err = ib_dma_mapping_error(b->dev, b->dma);
+	if (err)
+		kfree(b->va);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_buf_free,
+							   b));
+}
+
+/*
+ * An SG_GAPS MR of @n entries that all alias @b: @n * @b->len bytes of
+ * address space over one buffer, registered through @qp.
+ */
+static struct ib_mr *dp_alias_mr(struct kunit *test, struct dp_fixture *f,
+				 struct ib_qp *qp, struct dp_buf *b, u32 n,
+				 int access)
+{
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_SG_GAPS, n);
+	struct scatterlist *sgl = kunit_kcalloc(test, n, sizeof(*sgl),
+						GFP_KERNEL);
+	struct ib_reg_wr reg = { .wr.opcode = IB_WR_REG_MR, .mr = mr,
+				 .access = access };
+	struct ib_wc wc;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sgl);
+	sg_init_table(sgl, n);
+	for (i = 0; i < n; i++) {
+		sg_dma_address(&sgl[i]) = b->dma;
+		sg_dma_len(&sgl[i]) = b->len;
+	}
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, sgl, n, NULL, PAGE_SIZE), n);
+	reg.key = mr->rkey;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, ib_post_send(qp, &reg.wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+	return mr;
+}
+
+static s64 dp_destroy_idle_qp_us(struct kunit *test, struct dp_fixture *f)
+{
+	struct ib_qp *idle = dp_qp(test, f, IB_QPT_RC, f->pd);
+	ktime_t t0 = ktime_get();
+
+	kunit_release_action(test, dp_qp_destroy, idle);
+	return ktime_us_delta(ktime_get(), t0);
+}
+
+#define DP_BIG		(2 * 1024 * 1024)
+#define DP_BIG_N	512	/* 512 * 2 MiB = 1 GiB */
+
+/*
+ * One 1 GiB RDMA WRITE, then 4096 queued 1 MiB WRITEs: the worker runs
+ * them in bounded slices and yields between pages (no soft lockup, no
+ * long section with interrupts off), the data lands, and destroying an
+ * idle QP meanwhile takes milliseconds, not the length of the traffic.
+ */
+static void rsim_dp_test_huge_writes(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct dp_big *big = kunit_kzalloc(test, sizeof(*big), GFP_KERNEL);
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = f->cq,
+		.recv_cq = f->cq,
+		.cap = { .max_send_wr = 4096, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+	};
+	struct rsim_dp_stats before = f->rsim->dp;
+	struct ib_mr *smr, *dmr;
+	struct ib_qp *a, *b;
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE };
+	s64 idle_us, copy_ms;
+	ktime_t t0;
+	struct ib_wc wc;
+	int i, err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	a = ib_create_qp(f->pd, &qa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, a);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_qp_destroy,
+							   a));
+	b = dp_qp(test, f, IB_QPT_RC, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, b, a->qp_num, DP_ACCESS, 7), 0);
+	dp_big_init(test, f, &big->src, DP_BIG, 0xc3);
+	dp_big_init(test, f, &big->dst, DP_BIG, 0);
+	smr = dp_alias_mr(test, f, a, &big->src, DP_BIG_N, 0);
+	dmr = dp_alias_mr(test, f, b, &big->dst, DP_BIG_N,
+			  IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+
+	idle_us = dp_destroy_idle_qp_us(test, f);
+	kunit_info(test, "idle QP destroyed without traffic in %lld us\n",
+		   idle_us);
+
+	/* 1 GiB in one WR */
+	t0 = ktime_get();
+	wr.wr.wr_id = 1;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.remote_addr = dmr->iova;
+	wr.rkey = dmr->rkey;
+	KUNIT_ASSERT_EQ(test, dp_post(a, &wr.wr, smr->iova,
+				      (u32)DP_BIG * DP_BIG_N, smr->lkey), 0);
+	idle_us = dp_destroy_idle_qp_us(test, f);
+	while (!ib_poll_cq(f->cq, 1, &wc))
+		msleep(20);
+	copy_ms = ktime_ms_delta(ktime_get(), t0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, (u32)DP_BIG * DP_BIG_N);
+	kunit_info(test, "1 GiB WRITE: %lld ms; idle QP destroyed meanwhile in %lld us\n",
+		   copy_ms, idle_us);
+	KUNIT_EXPECT_LT(test, idle_us, 100 * USEC_PER_MSEC);
+
+	/* 4096 queued 1 MiB WRITEs, only the last one signaled */
+	dp_fill(big->dst.va, DP_BIG, 0);
+	t0 = ktime_get();
+	for (i = 0; i < 4096 && !err; i++) {
+		wr.wr.wr_id = 100 + i;
+		wr.wr.send_flags = i == 4095 ? IB_SEND_SIGNALED : 0;
+		wr.remote_addr = dmr->iova + (u64)(i % 1024) * SZ_1M;
+		err = dp_post(a, &wr.wr, smr->iova + (u64)(i % 1024) * SZ_1M,
+			      SZ_1M, smr->lkey);
+	}
+	KUNIT_ASSERT_EQ(test, err, 0);
+	idle_us = dp_destroy_idle_qp_us(test, f);
+	while (!ib_poll_cq(f->cq, 1, &wc))
+		msleep(20);
+	copy_ms = ktime_ms_delta(ktime_get(), t0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 100 + 4095);
+	kunit_info(test, "4096 x 1 MiB WRITEs: %lld ms; idle QP destroyed meanwhile in %lld us\n",
+		   copy_ms, idle_us);
+	KUNIT_EXPECT_LT(test, idle_us, 100 * USEC_PER_MSEC);
+	ib_dma_sync_single_for_cpu(&f->rsim->ibdev, big->dst.dma, DP_BIG,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_EQ(test, big->dst.va[0], 0xc3);
+	KUNIT_EXPECT_EQ(test, big->dst.va[DP_BIG - 1], 0xc3);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.bytes - before.bytes,
+			(u64)DP_BIG * DP_BIG_N + 4096ULL * SZ_1M);
+	KUNIT_EXPECT_GE(test, f->rsim->dp.deferred - before.deferred, 2);
+}
+
 static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_send_recv),
 	KUNIT_CASE(rsim_dp_test_sg_lists),
@@ -1187,6 +1738,14 @@ static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_counters),
 	KUNIT_CASE(rsim_dp_test_rnr_responder_destroyed),
 	KUNIT_CASE(rsim_dp_test_softirq_pingpong),
+	KUNIT_CASE(rsim_dp_test_self_connected_flush_race),
+	KUNIT_CASE(rsim_dp_test_self_connected_post_in_error),
+	KUNIT_CASE(rsim_dp_test_cm_access_flags),
+	KUNIT_CASE(rsim_dp_test_rnr_retry_count),
+	KUNIT_CASE(rsim_dp_test_cq_overflow),
+	KUNIT_CASE(rsim_dp_test_read_source_fails),
+	KUNIT_CASE(rsim_dp_test_irqs_off_defers),
+	KUNIT_CASE_SLOW(rsim_dp_test_huge_writes),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

@@ -39,9 +39,9 @@ static const struct rsim_fault_case rsim_fault_cases[] = {
 	{ "alloc_pd", OP_ALLOC_PD, 1 },
 	/* completion ring */
 	{ "create_cq", OP_CREATE_CQ, 1 },
-	/* send ring, receive ring, QP number */
-	{ "create_qp", OP_CREATE_QP, 3 },
-	{ "create_qp_send_only", OP_CREATE_QP_NO_RQ, 2 },
+	/* send ring, receive ring, the engine's scratch space, QP number */
+	{ "create_qp", OP_CREATE_QP, 4 },
+	{ "create_qp_send_only", OP_CREATE_QP_NO_RQ, 3 },
 	/* PD number; MR struct and key index of the PD's DMA MR */
 	{ "get_dma_mr", OP_GET_DMA_MR, 3 },
 	/* MR struct, key index, umem pin */

@@ -368,7 +368,7 @@ struct rsim_attr_case {
 };
 
 enum {
-	F_PORT, F_PKEY, F_ACCESS_ATOMIC, F_MTU, F_DEST_QPN,
+	F_PORT, F_PKEY, F_ACCESS_MW_BIND, F_MTU, F_DEST_QPN,
 	F_DEST_RD_ATOMIC, F_RD_ATOMIC, F_AV_DLID, F_AV_SL, F_AV_PORT,
 	F_TIMEOUT, F_RETRY, F_RNR_RETRY, F_ALT_PATH, F_CUR_STATE,
 };
@@ -381,7 +381,8 @@ static const struct rsim_attr_case rsim_attr_cases[] = {
 	 */
 	{ "init_port_2", IB_QPS_INIT, F_PORT, -EINVAL },
 	{ "init_pkey_index_past_table", IB_QPS_INIT, F_PKEY, -EINVAL },
-	{ "init_remote_atomic", IB_QPS_INIT, F_ACCESS_ATOMIC, -EINVAL },
+	/* REMOTE_ATOMIC is accepted (the CM sets it); memory windows are not */
+	{ "init_mw_bind", IB_QPS_INIT, F_ACCESS_MW_BIND, -EINVAL },
 	{ "rtr_mtu_8192", IB_QPS_RTR, F_MTU, -EINVAL },
 	{ "rtr_dest_qpn_25_bits", IB_QPS_RTR, F_DEST_QPN, -EINVAL },
 	{ "rtr_dest_rd_atomic_over", IB_QPS_RTR, F_DEST_RD_ATOMIC, -EINVAL },
@@ -418,8 +419,8 @@ static void rsim_qp_test_bad_attribute(struct kunit *test)
 	case F_PKEY:
 		qa.pkey_index = lim->pkey_tbl_len;
 		break;
-	case F_ACCESS_ATOMIC:
-		qa.qp_access_flags |= IB_ACCESS_REMOTE_ATOMIC;
+	case F_ACCESS_MW_BIND:
+		qa.qp_access_flags |= IB_ACCESS_MW_BIND;
 		break;
 	case F_MTU:
 		qa.path_mtu = IB_MTU_4096 + 1;

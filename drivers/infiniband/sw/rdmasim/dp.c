@@ -130,6 +130,7 @@ struct rsim_exec {
  * handler it called on this CPU.
  *
  * Context: any; call before taking the QP lock.
+ * Return: true if a send queue claimed here may be run at once.
  */
 bool rsim_dp_may_run_inline(void)
 {
@@ -178,6 +179,8 @@ static void rsim_dp_stat(struct rsim_dev *rsim, u64 *counter)
  */
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
 {
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+
 	lockdep_assert_held(&qp->lock);
 	if (qp->owner != RSIM_SQ_IDLE || qp->dying ||
 	    qp->state != IB_QPS_RTS || !qp->sq.count)
@@ -188,6 +191,7 @@ bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
 	}
 	qp->owner = RSIM_SQ_QUEUED;
 	rsim_dp_queue_locked(qp, 0);
+	rsim_dp_stat(rsim, &rsim->dp.deferred);
 	return false;
 }
 
@@ -893,6 +897,10 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 	struct rsim_send_wqe *wqe = x->wqe;
 	unsigned long flags;
 
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (x->rsim->dp_test_hook)
+		x->rsim->dp_test_hook(qp, status);
+#endif
 	if (status == RSIM_EXEC_WAIT) {
 		rsim_dp_notify(&x->n);
 		rsim_dp_release(x);

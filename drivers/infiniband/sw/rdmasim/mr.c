@@ -78,8 +78,8 @@ static struct rsim_mr *rsim_mr_new(struct rsim_dev *rsim,
 		err = -ENOMEM;
 	else
 		err = xa_alloc_cyclic_bh(&rsim->mr_xa, &index, mr,
-				      XA_LIMIT(1, RSIM_MR_INDEX_MAX),
-				      &rsim->mr_next, GFP_KERNEL);
+					 XA_LIMIT(1, RSIM_MR_INDEX_MAX),
+					 &rsim->mr_next, GFP_KERNEL);
 	if (err < 0) {
 		/* -EBUSY: every index is taken */
 		err = -ENOMEM;

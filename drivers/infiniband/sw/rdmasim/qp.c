@@ -194,8 +194,8 @@ static int rsim_qpn_alloc(struct rsim_dev *rsim, struct rsim_qp *qp,
 		err = xa_insert_irq(&rsim->qp_xa, qpn, qp, GFP_KERNEL);
 	} else {
 		err = xa_alloc_cyclic_irq(&rsim->qp_xa, &qpn, qp,
-				      XA_LIMIT(RSIM_QPN_MIN, RSIM_QPN_MAX),
-				      &rsim->qp_next, GFP_KERNEL);
+					  XA_LIMIT(RSIM_QPN_MIN, RSIM_QPN_MAX),
+					  &rsim->qp_next, GFP_KERNEL);
 		if (err == -EBUSY)
 			err = -ENOMEM;
 	}

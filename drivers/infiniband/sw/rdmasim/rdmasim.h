@@ -23,6 +23,8 @@
 #include <rdmasim/puda.h>
 #include <rdmasim/testing.h>
 
+struct rsim_qp;
+
 #define RSIM_DRV_NAME		"rdmasim"
 #define RSIM_NUM_PORTS		1
 #define RSIM_PORT		1
@@ -235,6 +237,8 @@ struct rsim_dp_stats {
  *	need not run at once
  * @stats_lock: protects @dp
  * @dp: data path counters
+ * @dp_test_hook: KUnit only: called by the engine after a WR executed and
+ *	before it completes, on the owner's context with no lock held
  */
 struct rsim_dev {
 	struct ib_device ibdev;
@@ -255,6 +259,9 @@ struct rsim_dev {
 	struct workqueue_struct *dp_wq;
 	spinlock_t stats_lock;	/* protects dp */
 	struct rsim_dp_stats dp;
+#if IS_ENABLED(CONFIG_KUNIT)
+	void (*dp_test_hook)(struct rsim_qp *qp, int status);
+#endif
 };
 
 struct rsim_pd {
