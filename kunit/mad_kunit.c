@@ -301,13 +301,13 @@ static void rsim_mad_test_pma_counters(struct kunit *test)
 	struct ib_pma_portcounters *pc = (void *)out->data;
 	struct rsim_port_counters saved;
 
-	spin_lock_irq(&f->rsim->stats_lock);
+	spin_lock_bh(&f->rsim->stats_lock);
 	saved = *c;
 	c->xmit_data = 4000;
 	c->rcv_data = 8000;
 	c->xmit_pkts = 10;
 	c->rcv_pkts = 1ULL << 33;	/* saturates the 32-bit counter */
-	spin_unlock_irq(&f->rsim->stats_lock);
+	spin_unlock_bh(&f->rsim->stats_lock);
 
 	mad_init(f->in, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_GET,
 		 IB_PMA_PORT_COUNTERS_EXT, 0);
@@ -359,9 +359,9 @@ static void rsim_mad_test_pma_counters(struct kunit *test)
 	in->data[1] = 0xff;
 	mad_expect_reply(test, f, mad_process(f, 1), 0);
 
-	spin_lock_irq(&f->rsim->stats_lock);
+	spin_lock_bh(&f->rsim->stats_lock);
 	*c = saved;
-	spin_unlock_irq(&f->rsim->stats_lock);
+	spin_unlock_bh(&f->rsim->stats_lock);
 }
 
 static struct kunit_case rsim_mad_test_cases[] = {

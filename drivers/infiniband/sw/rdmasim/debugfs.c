@@ -69,9 +69,9 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 	struct rsim_dev *rsim = m->private;
 	struct rsim_dp_stats st;
 
-	spin_lock_irq(&rsim->stats_lock);
+	spin_lock_bh(&rsim->stats_lock);
 	st = rsim->dp;
-	spin_unlock_irq(&rsim->stats_lock);
+	spin_unlock_bh(&rsim->stats_lock);
 	seq_printf(m, "wqes %llu\nbytes %llu\nerrors %llu\nrnr_waits %llu\n",
 		   st.wqes, st.bytes, st.errors, st.rnr_waits);
 	seq_printf(m, "rnr_retries %llu\ninline_runs %llu\ndeferred %llu\n",

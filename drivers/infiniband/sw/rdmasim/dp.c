@@ -65,17 +65,19 @@
 static DEFINE_PER_CPU(unsigned int, rsim_dp_depth);
 
 /**
- * struct rsim_budget - what one run may still execute
+ * struct rsim_budget - what one run may still execute, and what it did
  * @bytes: message bytes
  * @wrs: work requests
  * @ran: a WR was executed in this run
  * @worker: the run is the worker's: its first WR runs whatever its size
+ * @did: counters the run adds to the device's at its end (one lock)
  */
 struct rsim_budget {
 	s64 bytes;
 	u32 wrs;
 	bool ran;
 	bool worker;
+	struct rsim_dp_stats did;
 };
 
 /**
@@ -157,15 +159,6 @@ static void rsim_dp_queue_locked(struct rsim_qp *qp, unsigned long delay)
 				    &qp->work, delay);
 }
 
-static void rsim_dp_stat(struct rsim_dev *rsim, u64 *counter)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&rsim->stats_lock, flags);
-	(*counter)++;
-	spin_unlock_irqrestore(&rsim->stats_lock, flags);
-}
-
 /**
  * rsim_dp_claim_locked() - take an idle send queue with work on it
  * @qp: RC or UC QP; its lock held
@@ -179,8 +172,6 @@ static void rsim_dp_stat(struct rsim_dev *rsim, u64 *counter)
  */
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
 {
-	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
-
 	lockdep_assert_held(&qp->lock);
 	if (qp->owner != RSIM_SQ_IDLE || qp->dying ||
 	    qp->state != IB_QPS_RTS || !qp->sq.count)
@@ -191,7 +182,6 @@ bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
 	}
 	qp->owner = RSIM_SQ_QUEUED;
 	rsim_dp_queue_locked(qp, 0);
-	rsim_dp_stat(rsim, &rsim->dp.deferred);
 	return false;
 }
 
@@ -477,8 +467,8 @@ static int rsim_dp_gather(struct rsim_exec *x)
  */
 static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 {
+	enum ib_qp_state st;
 	struct rsim_qp *peer;
-	unsigned long flags;
 	bool ok;
 
 	if (x->dlid != READ_ONCE(x->rsim->port.lid))
@@ -486,14 +476,17 @@ static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 	peer = rsim_qp_get(x->rsim, x->dest_qpn);
 	if (!peer)
 		return NULL;
-	spin_lock_irqsave(&peer->lock, flags);
-	ok = peer->ibqp.qp_type == x->qp->ibqp.qp_type && !peer->dying &&
-	     (peer->state == IB_QPS_RTR || peer->state == IB_QPS_RTS ||
-	      peer->state == IB_QPS_SQD) &&
-	     peer->attr.dest_qp_num == x->qp->ibqp.qp_num;
-	x->peer_access = peer->attr.qp_access_flags;
-	x->rnr_timer = peer->attr.min_rnr_timer;
-	spin_unlock_irqrestore(&peer->lock, flags);
+	/*
+	 * Read without the responder's lock, as a packet meets the state it
+	 * meets: a modify_qp racing it may or may not be seen.
+	 */
+	st = READ_ONCE(peer->state);
+	ok = peer->ibqp.qp_type == x->qp->ibqp.qp_type &&
+	     !READ_ONCE(peer->dying) &&
+	     (st == IB_QPS_RTR || st == IB_QPS_RTS || st == IB_QPS_SQD) &&
+	     READ_ONCE(peer->attr.dest_qp_num) == x->qp->ibqp.qp_num;
+	x->peer_access = READ_ONCE(peer->attr.qp_access_flags);
+	x->rnr_timer = READ_ONCE(peer->attr.min_rnr_timer);
 	if (!ok) {
 		rsim_qp_put(peer);
 		return NULL;
@@ -753,28 +746,47 @@ static int rsim_dp_exec(struct rsim_exec *x)
 /* ---- the run loop ---- */
 
 /* a delivered message: the data path and port counters */
-static void rsim_dp_count(struct rsim_exec *x, int status)
+static void rsim_dp_count(struct rsim_exec *x, int status,
+			  struct rsim_dp_stats *did)
 {
-	struct rsim_dev *rsim = x->rsim;
-	struct rsim_port_counters *c = &rsim->dp.port;
+	struct rsim_port_counters *c = &did->port;
 	u64 pkts = max_t(u64, 1, DIV_ROUND_UP_ULL(x->len,
 						  ib_mtu_enum_to_int(x->mtu)));
 	bool data = x->wqe->opcode != IB_WR_REG_MR &&
 		    x->wqe->opcode != IB_WR_LOCAL_INV;
-	unsigned long flags;
 
-	spin_lock_irqsave(&rsim->stats_lock, flags);
-	rsim->dp.wqes++;
+	did->wqes++;
 	if (status != IB_WC_SUCCESS) {
-		rsim->dp.errors++;
+		did->errors++;
 	} else if (data) {
-		rsim->dp.bytes += x->len;
+		did->bytes += x->len;
 		c->xmit_data += x->len;
 		c->rcv_data += x->len;
 		c->xmit_pkts += pkts;
 		c->rcv_pkts += pkts;
 	}
-	spin_unlock_irqrestore(&rsim->stats_lock, flags);
+}
+
+/* Add what a run did to the device's counters. */
+static void rsim_dp_account(struct rsim_dev *rsim,
+			    const struct rsim_dp_stats *did)
+{
+	struct rsim_dp_stats *dp = &rsim->dp;
+
+	spin_lock_bh(&rsim->stats_lock);
+	dp->wqes += did->wqes;
+	dp->bytes += did->bytes;
+	dp->errors += did->errors;
+	dp->rnr_waits += did->rnr_waits;
+	dp->rnr_retries += did->rnr_retries;
+	dp->inline_runs += did->inline_runs;
+	dp->deferred += did->deferred;
+	dp->worker_runs += did->worker_runs;
+	dp->port.xmit_data += did->port.xmit_data;
+	dp->port.rcv_data += did->port.rcv_data;
+	dp->port.xmit_pkts += did->port.xmit_pkts;
+	dp->port.rcv_pkts += did->port.rcv_pkts;
+	spin_unlock_bh(&rsim->stats_lock);
 }
 
 /* Drop what the step held: checked ranges and the responder. */
@@ -801,37 +813,62 @@ static void rsim_dp_leave_locked(struct rsim_qp *qp, enum rsim_sq_owner to)
 	wake_up_var(&qp->owner);
 }
 
+static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
+			  struct rsim_exec *x, struct rsim_send_wqe *wqe);
+
 /*
  * Look at the head of the send queue: set @x up to execute it and return
  * true, or give the queue up and return false (empty, not in RTS, flushed
- * in the error state, or the budget is spent: then to the worker).
+ * in the error state into @n, or the budget is spent: then to the
+ * worker). The QP lock is held.
  */
-static bool rsim_dp_next(struct rsim_qp *qp, struct rsim_budget *b,
-			 struct rsim_exec *x)
+static bool rsim_dp_next_locked(struct rsim_qp *qp, struct rsim_budget *b,
+				struct rsim_exec *x, struct rsim_notify *n)
 {
-	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
-	struct rsim_notify n = {};
 	struct rsim_send_wqe *wqe;
-	bool deferred = false;
-	unsigned long flags;
 
-	spin_lock_irqsave(&qp->lock, flags);
+	lockdep_assert_held(&qp->lock);
 	if (qp->dying || qp->state != IB_QPS_RTS || !qp->sq.count) {
 		/* the owner flushes its own queue, exactly once */
 		if (qp->state == IB_QPS_ERR)
-			rsim_qp_flush_sq_locked(qp, &n);
+			rsim_qp_flush_sq_locked(qp, n);
 		rsim_dp_leave_locked(qp, RSIM_SQ_IDLE);
-		goto out_unlock;
+		return false;
 	}
 	wqe = rsim_wqe(&qp->sq, 0);
 	if (!b->wrs || ((s64)wqe->len > b->bytes && (!b->worker || b->ran))) {
 		rsim_dp_leave_locked(qp, RSIM_SQ_QUEUED);
 		rsim_dp_queue_locked(qp, 0);
-		deferred = true;
-		goto out_unlock;
+		return false;
 	}
+	rsim_dp_setup(qp, b, x, wqe);
+	return true;
+}
+
+/*
+ * The first WR of a run that a post has just claimed, read without the
+ * lock: only the owner moves the head, and the post saw it under the lock.
+ * The attributes are read as a packet meets them; a modify_qp racing the
+ * post may or may not be seen. Returns false if the WR is too large to run
+ * here: rsim_dp_next_locked() hands it to the worker.
+ */
+static bool rsim_dp_first(struct rsim_qp *qp, struct rsim_budget *b,
+			  struct rsim_exec *x)
+{
+	struct rsim_send_wqe *wqe = rsim_wqe(&qp->sq, 0);
+
+	if ((s64)wqe->len > b->bytes)
+		return false;
+	rsim_dp_setup(qp, b, x, wqe);
+	return true;
+}
+
+/* the requester's side of a WR: what it needs of the QP's attributes */
+static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
+			  struct rsim_exec *x, struct rsim_send_wqe *wqe)
+{
 	*x = (struct rsim_exec){
-		.rsim = rsim,
+		.rsim = to_rsim_dev(qp->ibqp.device),
 		.qp = qp,
 		.wqe = wqe,
 		.rc = qp->ibqp.qp_type == IB_QPT_RC,
@@ -842,15 +879,6 @@ static bool rsim_dp_next(struct rsim_qp *qp, struct rsim_budget *b,
 		.mtu = qp->attr.path_mtu,
 		.rnr_retry = qp->attr.rnr_retry,
 	};
-	spin_unlock_irqrestore(&qp->lock, flags);
-	return true;
-
-out_unlock:
-	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_dp_notify(&n);
-	if (deferred)
-		rsim_dp_stat(rsim, &rsim->dp.deferred);
-	return false;
 }
 
 /*
@@ -859,7 +887,7 @@ out_unlock:
  * timer has a jiffy's granularity at least). Returns false if the WR must
  * complete with IB_WC_RNR_RETRY_EXC_ERR instead.
  */
-static bool rsim_dp_rnr_park(struct rsim_exec *x)
+static bool rsim_dp_rnr_park(struct rsim_exec *x, struct rsim_budget *b)
 {
 	struct rsim_qp *qp = x->qp;
 	unsigned long flags;
@@ -882,20 +910,22 @@ static bool rsim_dp_rnr_park(struct rsim_exec *x)
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (first)
-		rsim_dp_stat(x->rsim, &x->rsim->dp.rnr_waits);
+		b->did.rnr_waits++;
 	return true;
 }
 
 /*
- * Complete the WR @x executed with @status. Returns false if the run
- * must stop (the WR waits for an RNR retry).
+ * Complete the WR @x executed with @status and, in the same critical
+ * section, look at the next one (into @nx). Returns false if the run
+ * stops: the queue was given up, or the WR waits for an RNR retry.
  */
 static bool rsim_dp_finish(struct rsim_exec *x, int status,
-			   struct rsim_budget *b)
+			   struct rsim_budget *b, struct rsim_exec *nx)
 {
 	struct rsim_qp *qp = x->qp;
 	struct rsim_send_wqe *wqe = x->wqe;
 	unsigned long flags;
+	bool more;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 	if (x->rsim->dp_test_hook)
@@ -904,13 +934,16 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 	if (status == RSIM_EXEC_WAIT) {
 		rsim_dp_notify(&x->n);
 		rsim_dp_release(x);
-		if (rsim_dp_rnr_park(x))
+		if (rsim_dp_rnr_park(x, b))
 			return false;
 		status = IB_WC_RNR_RETRY_EXC_ERR;
 	}
 	if (status == RSIM_EXEC_DROP)
 		status = IB_WC_SUCCESS;
-	rsim_dp_count(x, status);
+	rsim_dp_count(x, status, &b->did);
+	b->wrs--;
+	b->bytes -= x->len;
+	b->ran = true;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	/* a WR cut short by a transition to RESET completes with nothing */
@@ -928,39 +961,48 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 
 		rsim_qp_push(&x->n, qp, qp->ibqp.send_cq, &wc, false);
 	}
-	/* the rest of the send queue is flushed at the next look at it */
+	/* the rest of the send queue is flushed by rsim_dp_next_locked() */
 	if (status != IB_WC_SUCCESS)
 		rsim_qp_error_locked(qp, &x->n);
 out_pop:
 	rsim_wq_pop(&qp->sq);
 	qp->rnr_tries = 0;
+	more = rsim_dp_next_locked(qp, b, nx, &x->n);
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	/* handlers run while the responder is still held */
 	rsim_dp_notify(&x->n);
 	rsim_dp_release(x);
-	b->wrs--;
-	b->bytes -= x->len;
-	b->ran = true;
-	return true;
+	return more;
 }
 
-/* Run the send queue the caller owns until rsim_dp_next() gives it up. */
-static void rsim_dp_process(struct rsim_qp *qp, bool worker)
+/*
+ * Run the send queue the caller owns until it is given up; @claimed: a
+ * post has just claimed it with a WR at the head.
+ */
+static void rsim_dp_process(struct rsim_qp *qp, struct rsim_budget *b,
+			    bool claimed)
 {
-	struct rsim_budget b = {
-		.bytes = worker ? RSIM_DP_WORKER_BYTES : RSIM_DP_INLINE_BYTES,
-		.wrs = worker ? RSIM_DP_WORKER_WRS : RSIM_DP_INLINE_WRS,
-		.worker = worker,
-	};
-	struct rsim_exec x;
+	struct rsim_exec xs[2], *x = &xs[0];
+	struct rsim_notify n = {};
+	unsigned long flags;
+	bool more = claimed && rsim_dp_first(qp, b, x);
 
-	while (rsim_dp_next(qp, &b, &x)) {
-		if (!rsim_dp_finish(&x, rsim_dp_exec(&x), &b))
-			break;
-		if (worker)
+	if (!more) {
+		spin_lock_irqsave(&qp->lock, flags);
+		more = rsim_dp_next_locked(qp, b, x, &n);
+		spin_unlock_irqrestore(&qp->lock, flags);
+		rsim_dp_notify(&n);
+	}
+	while (more) {
+		struct rsim_exec *nx = x == &xs[0] ? &xs[1] : &xs[0];
+
+		more = rsim_dp_finish(x, rsim_dp_exec(x), b, nx);
+		x = nx;
+		if (b->worker)
 			cond_resched();
 	}
+	rsim_dp_account(to_rsim_dev(qp->ibqp.device), &b->did);
 }
 
 /**
@@ -971,10 +1013,13 @@ static void rsim_dp_process(struct rsim_qp *qp, bool worker)
  */
 void rsim_dp_run(struct rsim_qp *qp)
 {
-	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	struct rsim_budget b = {
+		.bytes = RSIM_DP_INLINE_BYTES,
+		.wrs = RSIM_DP_INLINE_WRS,
+		.did.inline_runs = 1,
+	};
 
-	rsim_dp_stat(rsim, &rsim->dp.inline_runs);
-	rsim_dp_process(qp, false);
+	rsim_dp_process(qp, &b, true);
 }
 
 /**
@@ -990,9 +1035,17 @@ void rsim_dp_work(struct work_struct *work)
 {
 	struct rsim_qp *qp = container_of(to_delayed_work(work),
 					  struct rsim_qp, work);
-	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	struct rsim_budget b = {
+		.bytes = RSIM_DP_WORKER_BYTES,
+		.wrs = RSIM_DP_WORKER_WRS,
+		.worker = true,
+		.did.worker_runs = 1,
+	};
 	bool retry = false;
 
+	if (xchg(&qp->wake_peer, false))
+		rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
+				 READ_ONCE(qp->attr.dest_qp_num));
 	spin_lock_irq(&qp->lock);
 	if (qp->owner == RSIM_SQ_RNR) {
 		retry = true;
@@ -1003,14 +1056,13 @@ void rsim_dp_work(struct work_struct *work)
 	qp->owner = RSIM_SQ_RUNNING;
 	spin_unlock_irq(&qp->lock);
 
-	rsim_dp_stat(rsim, &rsim->dp.worker_runs);
-	if (retry)
-		rsim_dp_stat(rsim, &rsim->dp.rnr_retries);
-	rsim_dp_process(qp, true);
+	b.did.rnr_retries = retry;
+	b.did.deferred = !retry;
+	rsim_dp_process(qp, &b, false);
 }
 
 /**
- * rsim_dp_wake() - a requester waiting for an RNR retry may go on
+ * rsim_dp_wake_qpn() - a requester waiting for an RNR retry may go on
  * @rsim: device
  * @qpn: the requester's QP number
  *
@@ -1018,9 +1070,9 @@ void rsim_dp_work(struct work_struct *work)
  * being destroyed: the waiting SEND is retried now, on this context if
  * it may run WRs, else on the worker.
  *
- * Context: any; does not sleep.
+ * Context: process or softirq, interrupts on (the QP table's lock).
  */
-void rsim_dp_wake(struct rsim_dev *rsim, u32 qpn)
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn)
 {
 	bool inl = rsim_dp_may_run_inline();
 	struct rsim_qp *qp = rsim_qp_get(rsim, qpn);
@@ -1038,6 +1090,30 @@ void rsim_dp_wake(struct rsim_dev *rsim, u32 qpn)
 	if (run)
 		rsim_dp_run(qp);
 	rsim_qp_put(qp);
+}
+
+/**
+ * rsim_dp_wake_requester() - wake the requester @qp is connected to
+ * @qp: a responder that posted a receive WR
+ *
+ * From hard-IRQ context or with interrupts off, the QP table cannot be
+ * looked up: @qp's worker does it.
+ *
+ * Context: any; does not sleep.
+ */
+void rsim_dp_wake_requester(struct rsim_qp *qp)
+{
+	unsigned long flags;
+
+	if (!in_hardirq() && !in_nmi() && !irqs_disabled()) {
+		rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
+				 READ_ONCE(qp->attr.dest_qp_num));
+		return;
+	}
+	spin_lock_irqsave(&qp->lock, flags);
+	WRITE_ONCE(qp->wake_peer, true);
+	rsim_dp_queue_locked(qp, 0);
+	spin_unlock_irqrestore(&qp->lock, flags);
 }
 
 /**

@@ -215,7 +215,7 @@ static u16 rsim_pma_counters(struct rsim_dev *rsim, struct ib_mad *out,
 	if (port_select != RSIM_PORT && port_select != 0xff)
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 
-	spin_lock_irq(&rsim->stats_lock);
+	spin_lock_bh(&rsim->stats_lock);
 	if (set && ext) {
 		if (sel & IB_PMA_SELX_PORT_XMIT_DATA)
 			c->xmit_data = 0;
@@ -238,7 +238,7 @@ static u16 rsim_pma_counters(struct rsim_dev *rsim, struct ib_mad *out,
 			c->rcv_pkts = 0;
 	}
 	now = *c;
-	spin_unlock_irq(&rsim->stats_lock);
+	spin_unlock_bh(&rsim->stats_lock);
 
 	memset(RSIM_PMA_DATA(out), 0, sizeof_field(struct ib_pma_mad, data));
 	if (ext) {

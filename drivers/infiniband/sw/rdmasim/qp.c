@@ -20,8 +20,6 @@
 
 #include "rdmasim.h"
 
-/* Bytes a message may carry: the port's max_msg_sz. */
-#define RSIM_MAX_MSG		0x80000000ULL
 
 /**
  * rsim_qp_init() - set up a device's QP table and data-path worker
@@ -32,7 +30,7 @@
  */
 int rsim_qp_init(struct rsim_dev *rsim)
 {
-	xa_init_flags(&rsim->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&rsim->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	rsim->qp_next = RSIM_QPN_MIN;
 	spin_lock_init(&rsim->stats_lock);
 	/*
@@ -59,19 +57,18 @@ void rsim_qp_cleanup(struct rsim_dev *rsim)
  * @rsim: device
  * @qpn: QP number
  *
- * Context: any.
+ * Context: process or softirq, interrupts on.
  * Return: the QP, to release with rsim_qp_put(), or NULL.
  */
 struct rsim_qp *rsim_qp_get(struct rsim_dev *rsim, u32 qpn)
 {
 	struct rsim_qp *qp;
-	unsigned long flags;
 
-	xa_lock_irqsave(&rsim->qp_xa, flags);
+	xa_lock_bh(&rsim->qp_xa);
 	qp = xa_load(&rsim->qp_xa, qpn);
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
-	xa_unlock_irqrestore(&rsim->qp_xa, flags);
+	xa_unlock_bh(&rsim->qp_xa);
 	return qp;
 }
 
@@ -191,11 +188,11 @@ static int rsim_qpn_alloc(struct rsim_dev *rsim, struct rsim_qp *qp,
 	if (type == IB_QPT_SMI || type == IB_QPT_GSI) {
 		/* QP0 and QP1 exist once per port */
 		qpn = type == IB_QPT_SMI ? 0 : 1;
-		err = xa_insert_irq(&rsim->qp_xa, qpn, qp, GFP_KERNEL);
+		err = xa_insert_bh(&rsim->qp_xa, qpn, qp, GFP_KERNEL);
 	} else {
-		err = xa_alloc_cyclic_irq(&rsim->qp_xa, &qpn, qp,
-					  XA_LIMIT(RSIM_QPN_MIN, RSIM_QPN_MAX),
-					  &rsim->qp_next, GFP_KERNEL);
+		err = xa_alloc_cyclic_bh(&rsim->qp_xa, &qpn, qp,
+					 XA_LIMIT(RSIM_QPN_MIN, RSIM_QPN_MAX),
+					 &rsim->qp_next, GFP_KERNEL);
 		if (err == -EBUSY)
 			err = -ENOMEM;
 	}
@@ -273,7 +270,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	u32 peer;
 
 	/* no lookup finds it from here on */
-	xa_erase_irq(&rsim->qp_xa, ibqp->qp_num);
+	xa_erase_bh(&rsim->qp_xa, ibqp->qp_num);
 	spin_lock_irq(&qp->lock);
 	qp->dying = true;
 	peer = qp->attr.dest_qp_num;
@@ -288,7 +285,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rsim_res_put(rsim, RSIM_RES_QP);
 	/* a requester waiting on this responder learns that it is gone */
 	if (ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake(rsim, peer);
+		rsim_dp_wake_qpn(rsim, peer);
 	return 0;
 }
 
@@ -595,7 +592,7 @@ out_unlock:
 		rsim_dp_run(qp);
 	/* a requester waiting on this responder sees the change */
 	if (new != cur && ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake(rsim, peer);
+		rsim_dp_wake_qpn(rsim, peer);
 	return 0;
 }
 
@@ -796,7 +793,6 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct rsim_notify n = {};
 	unsigned long flags;
 	bool wake = false;
-	u32 peer = 0;
 	int err = 0;
 
 	spin_lock_irqsave(&qp->lock, flags);
@@ -826,7 +822,6 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		rsim_qp_flush_rq_locked(qp, &n);
 		wake = false;
 	}
-	peer = qp->attr.dest_qp_num;
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	rsim_notify_run(&n);
@@ -834,7 +829,7 @@ out:
 		*bad_wr = wr;
 	/* a requester waiting for a receive WR (RNR) goes on */
 	if (wake)
-		rsim_dp_wake(to_rsim_dev(ibqp->device), peer);
+		rsim_dp_wake_requester(qp);
 	return err;
 }
 

@@ -196,9 +196,10 @@ struct rsim_port_counters {
  * @rnr_waits: SENDs that found no receive WR and waited for one
  * @rnr_retries: RNR timer expiries that retried a waiting SEND
  * @inline_runs: engine runs on the poster's context
- * @deferred: runs handed to the device's worker (budget spent, hard-IRQ
- *	or nested context, or a WR too large to run inline)
- * @worker_runs: runs of the device's worker
+ * @deferred: worker runs of work a post or a spent budget handed over
+ *	(hard-IRQ, interrupts-off or nested context; a WR too large to run
+ *	inline; more than a budget)
+ * @worker_runs: runs of the device's worker (@deferred plus RNR timers)
  * @port: the port counters the PMA reports and clears
  */
 struct rsim_dp_stats {
@@ -227,8 +228,7 @@ struct rsim_dp_stats {
  * @mr_next: cursor for cyclic MR index allocation
  * @key_variant: source of the initial 8-bit key variant
  * @qp_xa: QP number -> &struct rsim_qp (locking: the xarray's own lock,
- *	taken with IRQs off: a receive WR posted from hard-IRQ context looks
- *	up the requester it wakes)
+ *	taken with BH off: the data path looks QPs up from softirq context)
  * @qp_next: cursor for cyclic QP number allocation
  * @fault: injection sites
  * @mad_pool: DMA-mapped buffers for the MAD receive queue
@@ -257,7 +257,7 @@ struct rsim_dev {
 	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
 	struct workqueue_struct *dp_wq;
-	spinlock_t stats_lock;	/* protects dp */
+	spinlock_t stats_lock;	/* protects dp; taken with BH off */
 	struct rsim_dp_stats dp;
 #if IS_ENABLED(CONFIG_KUNIT)
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
@@ -437,6 +437,8 @@ enum rsim_sq_owner {
  * @owner: who executes the send queue (&enum rsim_sq_owner)
  * @rnr_tries: RNR retries spent on the send queue's head
  * @dying: destroy_qp has started: nothing queues the worker any more
+ * @wake_peer: the worker must wake the requester connected to this QP (a
+ *	receive WR was posted where the QP table cannot be looked up)
  * @sq_sig_all: IB_SIGNAL_ALL_WR
  * @max_inline: inline data limit
  * @cpu: the worker's CPU for this QP, or WORK_CPU_UNBOUND (the CPU that
@@ -459,6 +461,7 @@ struct rsim_qp {
 	u8 owner;
 	u8 rnr_tries;
 	bool dying;
+	bool wake_peer;
 	bool sq_sig_all;
 	u32 max_inline;
 	int cpu;
@@ -645,7 +648,8 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
 bool rsim_dp_may_run_inline(void);
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl);
 void rsim_dp_run(struct rsim_qp *qp);
-void rsim_dp_wake(struct rsim_dev *rsim, u32 qpn);
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn);
+void rsim_dp_wake_requester(struct rsim_qp *qp);
 void rsim_dp_work(struct work_struct *work);
 void rsim_dp_stop(struct rsim_qp *qp);
 
