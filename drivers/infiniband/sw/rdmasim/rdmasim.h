@@ -506,6 +506,8 @@ void rsim_puda_init(struct dentry *root);
 void rsim_puda_exit(void);
 void rsim_puda_set_fail_nth(struct rsim_puda_pool *pool, int alloc_nth,
 			    int map_nth);
+void rsim_puda_set_grow_hook(struct rsim_puda_pool *pool,
+			     void (*fn)(void *data), void *data);
 int rsim_puda_live_mappings(void);
 void rsim_puda_set_global_fail_nth(int alloc_nth, int map_nth);
 
