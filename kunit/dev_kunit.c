@@ -347,12 +347,39 @@ static void rsim_dev_test_delete_with_client_objects(struct kunit *test)
 				ctx->before.res[t]);
 }
 
+/*
+ * insmod rdmasim.ko async_probe=1 (the kernel's generic parameter) asks
+ * for asynchronous probing of the module's drivers, as does
+ * driver_async_probe=rdmasim: creating a device must still work.
+ */
+static void rsim_dev_test_created_with_async_probe_requested(struct kunit *test)
+{
+	struct rsim_dev *shared = rsim_kunit_shared_dev(test);
+	struct module *owner = shared->pdev->dev.driver->owner;
+	struct rsim_dev_config cfg;
+	struct rsim_dev *rsim;
+	u32 id = rsim_kunit_new_id();
+	bool was;
+
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	rsim_default_config(&cfg);
+	was = owner->async_probe_requested;
+	owner->async_probe_requested = true;
+	rsim = rsim_dev_new(id, &cfg);
+	owner->async_probe_requested = was;
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rsim);
+	KUNIT_EXPECT_TRUE(test, device_is_registered(&rsim->ibdev.dev));
+	KUNIT_EXPECT_PTR_EQ(test, platform_get_drvdata(rsim->pdev), rsim);
+	KUNIT_EXPECT_EQ(test, rsim_dev_del(id), 0);
+}
+
 static struct kunit_case rsim_dev_test_cases[] = {
 	KUNIT_CASE(rsim_dev_test_registers_named_device),
 	KUNIT_CASE(rsim_dev_test_kernel_clients_see_device),
 	KUNIT_CASE(rsim_dev_test_duplicate_id_refused),
 	KUNIT_CASE(rsim_dev_test_del_unknown_id),
 	KUNIT_CASE(rsim_dev_test_bad_config_leaves_nothing),
+	KUNIT_CASE(rsim_dev_test_created_with_async_probe_requested),
 	KUNIT_CASE(rsim_dev_test_create_delete_cycle),
 	KUNIT_CASE(rsim_dev_test_device_attrs),
 	KUNIT_CASE(rsim_dev_test_port_is_active_ib),

@@ -259,6 +259,12 @@ static struct platform_driver rsim_platform_driver = {
 		.groups = rsim_drv_groups,
 		/* a device is bound only by new_device, never by a user */
 		.suppress_bind_attrs = true,
+		/*
+		 * rsim_dev_new() returns what probe made: never probe
+		 * asynchronously, whatever async_probe=1 or
+		 * driver_async_probe=rdmasim ask for (as the faux bus does)
+		 */
+		.probe_type = PROBE_FORCE_SYNCHRONOUS,
 	},
 };
 
