@@ -24,6 +24,12 @@
 #define RSIM_DRV_NAME		"rdmasim"
 #define RSIM_NUM_PORTS		1
 #define RSIM_PORT		1
+/* rdmasim<id> (ib_device, node description, debugfs); any u32 id fits */
+#define RSIM_DEV_NAME_FMT	RSIM_DRV_NAME "%u"
+#define RSIM_DEV_NAME_LEN	sizeof(RSIM_DRV_NAME "4294967295")
+/* rdmasim<id> gets base_lid + id; unicast LIDs are 1..0xbfff */
+#define RSIM_DEFAULT_BASE_LID	1
+#define RSIM_LID_UNICAST_MAX	(be16_to_cpu(IB_MULTICAST_LID_BASE) - 1)
 
 /*
  * Memory keys: a 24-bit index and an 8-bit variant (key = index << 8 |
@@ -459,6 +465,7 @@ bool rsim_res_get(struct rsim_dev *rsim, enum rsim_res_type type);
 void rsim_res_put(struct rsim_dev *rsim, enum rsim_res_type type);
 int rsim_res_count(struct rsim_dev *rsim, enum rsim_res_type type);
 const char *rsim_res_name(enum rsim_res_type type);
+int rsim_dev_lid(u16 cfg_lid, unsigned int base_lid, u32 id, u16 *lid);
 extern const struct rsim_limits rsim_default_limits;
 
 /* pd.c */
