@@ -187,12 +187,12 @@ static int rsim_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->active_mtu = IB_MTU_4096;
 	attr->gid_tbl_len = 1;
 	attr->port_cap_flags = RSIM_PORT_CAP_FLAGS;
-	attr->max_msg_sz = 0x80000000;
+	attr->max_msg_sz = RSIM_MAX_MSG;
 	attr->pkey_tbl_len = rsim->cfg.limits.pkey_tbl_len;
 	attr->lmc = 0;
 	attr->max_vl_num = 1;		/* VL0 only */
 	attr->sm_sl = 0;
-	attr->subnet_timeout = 18;	/* 4.096 us * 2^18 = ~1 s */
+	attr->subnet_timeout = RSIM_SUBNET_TIMEOUT;
 	attr->init_type_reply = 0;
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_EDR;
@@ -206,7 +206,7 @@ static int rsim_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 
 	if (port_num != RSIM_PORT || index != 0)
 		return -EINVAL;
-	gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	gid->global.subnet_prefix = cpu_to_be64(RSIM_GID_PREFIX);
 	gid->global.interface_id = rsim->port.guid;
 	return 0;
 }

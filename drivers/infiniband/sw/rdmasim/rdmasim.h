@@ -30,6 +30,10 @@
 /* rdmasim<id> gets base_lid + id; unicast LIDs are 1..0xbfff */
 #define RSIM_DEFAULT_BASE_LID	1
 #define RSIM_LID_UNICAST_MAX	(be16_to_cpu(IB_MULTICAST_LID_BASE) - 1)
+/* The port: link-local GID prefix, subnet timeout, largest message */
+#define RSIM_GID_PREFIX		0xfe80000000000000ULL
+#define RSIM_SUBNET_TIMEOUT	18	/* 4.096 us * 2^18 = ~1 s */
+#define RSIM_MAX_MSG		0x80000000ULL
 
 /*
  * Memory keys: a 24-bit index and an 8-bit variant (key = index << 8 |
