@@ -16,7 +16,7 @@ static void rsim_dev_test_registers_named_device(struct kunit *test)
 	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
 	char name[IB_DEVICE_NAME_MAX];
 
-	snprintf(name, sizeof(name), "rdmasim%u", rsim->id);
+	snprintf(name, sizeof(name), RSIM_DEV_NAME_FMT, rsim->id);
 	KUNIT_EXPECT_STREQ(test, dev_name(&rsim->ibdev.dev), name);
 	KUNIT_EXPECT_PTR_EQ(test, rsim->ibdev.dev.parent, &rsim->pdev->dev);
 	KUNIT_EXPECT_TRUE(test, device_is_registered(&rsim->ibdev.dev));
@@ -347,12 +347,124 @@ static void rsim_dev_test_delete_with_client_objects(struct kunit *test)
 				ctx->before.res[t]);
 }
 
+/*
+ * What does not fit is refused before anything is made: an id beyond the
+ * platform device's int, or a LID (the module's base_lid + the id) past
+ * the last unicast LID, however it would wrap in 16 bits.
+ */
+struct rsim_unfit_case {
+	const char *name;
+	u32 id;
+	u32 lid;	/* if set, the id is the one that gives this LID */
+	int err;
+};
+
+static const struct rsim_unfit_case rsim_unfit_cases[] = {
+	{ "id_past_int_max", 0x80000000U, 0, -EINVAL },
+	{ "id_u32_max", U32_MAX, 0, -EINVAL },
+	{ "lid_first_multicast", 0, 0xc000, -ERANGE },
+	{ "lid_wraps_to_zero", 0, 0x10000, -ERANGE },
+	{ "lid_wraps_to_rdmasim0s", 0x10000, 0, -ERANGE },
+	{ "id_int_max", INT_MAX, 0, -ERANGE },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rsim_unfit, rsim_unfit_cases, name);
+
+static void rsim_dev_test_unfit_id_refused(struct kunit *test)
+{
+	const struct rsim_unfit_case *c = test->param_value;
+	struct rsim_dev *shared = rsim_kunit_shared_dev(test);
+	int maps = rsim_puda_live_mappings();
+	struct rsim_kunit_counts before;
+	struct rsim_dev_config cfg;
+	char name[IB_DEVICE_NAME_MAX];
+	struct device *pdev;
+	struct rsim_dev *rsim;
+	u32 id = c->id;
+
+	/* the shared device has the default LID: base_lid + its id */
+	if (c->lid)
+		id = c->lid - (shared->port.lid - shared->id);
+	rsim_kunit_snapshot(shared, &before);
+	rsim_default_config(&cfg);
+	rsim = rsim_dev_new(id, &cfg);
+	KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(rsim), c->err, "id %u", id);
+	if (!IS_ERR(rsim)) {
+		kunit_info(test, RSIM_DEV_NAME_FMT " created with LID 0x%x", id,
+			   rsim->port.lid);
+		rsim_dev_del(id);
+	}
+
+	/* nothing was made: no device (no platform device), no mapping */
+	KUNIT_EXPECT_EQ(test, rsim_dev_del(id), -ENODEV);
+	snprintf(name, sizeof(name), RSIM_DRV_NAME ".%d", (int)id);
+	pdev = bus_find_device_by_name(&platform_bus_type, NULL, name);
+	KUNIT_EXPECT_NULL(test, pdev);
+	put_device(pdev);
+	KUNIT_EXPECT_EQ(test, rsim_puda_live_mappings(), maps);
+	rsim_kunit_expect_counts(test, shared, &before);
+}
+
+/* A ten-digit id names every object after the whole id. */
+static void rsim_dev_test_long_id_named_in_full(struct kunit *test)
+{
+	struct rsim_dev_config cfg;
+	char name[IB_DEVICE_NAME_MAX];
+	struct rsim_dev *rsim;
+	u32 id = 1000000000 + rsim_kunit_new_id();
+
+	rsim_default_config(&cfg);
+	cfg.lid = 0x1235;	/* base_lid + id does not fit */
+	rsim = rsim_dev_new(id, &cfg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rsim);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rsim_test_dev_del,
+						  (void *)(uintptr_t)id));
+	snprintf(name, sizeof(name), RSIM_DEV_NAME_FMT, id);
+	KUNIT_EXPECT_STREQ(test, dev_name(&rsim->ibdev.dev), name);
+	KUNIT_EXPECT_STREQ(test, rsim->ibdev.node_desc, name);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rsim->debugfs));
+	snprintf(name, sizeof(name), "%pd", rsim->debugfs);
+	KUNIT_EXPECT_STREQ(test, name, dev_name(&rsim->ibdev.dev));
+	KUNIT_EXPECT_EQ(test, rsim->port.lid, 0x1235);
+}
+
+/*
+ * insmod rdmasim.ko async_probe=1 (the kernel's generic parameter) asks
+ * for asynchronous probing of the module's drivers, as does
+ * driver_async_probe=rdmasim: creating a device must still work.
+ */
+static void rsim_dev_test_created_with_async_probe_requested(struct kunit *test)
+{
+	struct rsim_dev *shared = rsim_kunit_shared_dev(test);
+	struct module *owner = shared->pdev->dev.driver->owner;
+	struct rsim_dev_config cfg;
+	struct rsim_dev *rsim;
+	u32 id = rsim_kunit_new_id();
+	bool was;
+
+	KUNIT_ASSERT_NOT_NULL(test, owner);
+	rsim_default_config(&cfg);
+	was = owner->async_probe_requested;
+	owner->async_probe_requested = true;
+	rsim = rsim_dev_new(id, &cfg);
+	owner->async_probe_requested = was;
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rsim);
+	KUNIT_EXPECT_TRUE(test, device_is_registered(&rsim->ibdev.dev));
+	KUNIT_EXPECT_PTR_EQ(test, platform_get_drvdata(rsim->pdev), rsim);
+	KUNIT_EXPECT_EQ(test, rsim_dev_del(id), 0);
+}
+
 static struct kunit_case rsim_dev_test_cases[] = {
 	KUNIT_CASE(rsim_dev_test_registers_named_device),
 	KUNIT_CASE(rsim_dev_test_kernel_clients_see_device),
 	KUNIT_CASE(rsim_dev_test_duplicate_id_refused),
 	KUNIT_CASE(rsim_dev_test_del_unknown_id),
 	KUNIT_CASE(rsim_dev_test_bad_config_leaves_nothing),
+	KUNIT_CASE_PARAM(rsim_dev_test_unfit_id_refused,
+			 rsim_unfit_gen_params),
+	KUNIT_CASE(rsim_dev_test_long_id_named_in_full),
+	KUNIT_CASE(rsim_dev_test_created_with_async_probe_requested),
 	KUNIT_CASE(rsim_dev_test_create_delete_cycle),
 	KUNIT_CASE(rsim_dev_test_device_attrs),
 	KUNIT_CASE(rsim_dev_test_port_is_active_ib),

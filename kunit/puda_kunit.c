@@ -352,6 +352,120 @@ static void rsim_puda_test_destroy_reports_outstanding(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rsim_puda_live_mappings(), maps);
 }
 
+/*
+ * A grow racing a destroy, made deterministic: the grow has made and
+ * mapped its buffers and is about to add them when a destroy starts in
+ * another kthread. The grow must fail with -ENODEV and unmap and free
+ * what it made; the destroy must not free the pool under the grow nor
+ * count the grow's buffers; a buffer still out frees the pool when put.
+ */
+struct rsim_race_case {
+	const char *name;
+	u32 cache;
+	bool buf_out;
+};
+
+static const struct rsim_race_case rsim_race_cases[] = {
+	{ "idle_per_cpu_cache", 8, false },
+	{ "idle_single_lock", 0, false },
+	{ "buffer_out_per_cpu_cache", 8, true },
+	{ "buffer_out_single_lock", 0, true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(rsim_race, rsim_race_cases, name);
+
+struct rsim_puda_race {
+	struct kunit *test;
+	struct rsim_puda_pool *pool;
+	struct completion destroyed;
+	unsigned int out;
+	int maps_after;
+	bool started;
+};
+
+static int rsim_puda_race_destroy_fn(void *data)
+{
+	struct rsim_puda_race *r = data;
+
+	r->out = rsim_puda_pool_destroy(r->pool);
+	r->maps_after = rsim_puda_live_mappings();
+	complete(&r->destroyed);
+	return 0;
+}
+
+/*
+ * The grow hook: start the destroy, and return once it has begun. A grow
+ * started now says so without making anything: -ENODEV once the destroy
+ * has begun, -ENOSPC before (the racing grow holds all the room left).
+ */
+static void rsim_puda_race_hook(void *data)
+{
+	struct rsim_puda_race *r = data;
+	unsigned long end = jiffies + 10 * HZ;
+	struct task_struct *t;
+
+	t = kthread_run(rsim_puda_race_destroy_fn, r, "rsim_puda_destroy");
+	if (IS_ERR(t)) {
+		KUNIT_FAIL(r->test, "kthread_run: %pe", t);
+		return;
+	}
+	r->started = true;
+	while (!completion_done(&r->destroyed) &&
+	       rsim_puda_grow(r->pool, 1, GFP_KERNEL) == -ENOSPC) {
+		if (time_after(jiffies, end)) {
+			KUNIT_FAIL(r->test, "the destroy did not begin");
+			return;
+		}
+		usleep_range(1000, 2000);
+	}
+}
+
+static void rsim_puda_test_grow_racing_destroy(struct kunit *test)
+{
+	const struct rsim_race_case *c = test->param_value;
+	struct rsim_puda_config cfg = CFG(128, 2, 0, 6, c->cache);
+	struct rsim_puda_race r = { .test = test };
+	int maps = rsim_puda_live_mappings();
+	struct rsim_puda_buf *buf = NULL;
+	struct rsim_puda_stats st;
+	int ret;
+
+	init_completion(&r.destroyed);
+	r.pool = rsim_puda_pool_create(rsim_puda_dev(test), &cfg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r.pool);
+	if (c->buf_out) {
+		buf = rsim_puda_get(r.pool, GFP_KERNEL);
+		KUNIT_EXPECT_NOT_NULL(test, buf);
+	}
+	rsim_puda_set_grow_hook(r.pool, rsim_puda_race_hook, &r);
+
+	/* the four buffers up to max; the destroy starts while they are made */
+	ret = rsim_puda_grow(r.pool, 4, GFP_KERNEL);
+	if (!r.started) {
+		if (buf)
+			rsim_puda_put(r.pool, buf);
+		rsim_puda_pool_destroy(r.pool);
+		return;
+	}
+	wait_for_completion(&r.destroyed);
+	KUNIT_EXPECT_EQ(test, ret, -ENODEV);
+	KUNIT_EXPECT_EQ(test, r.out, !!buf);
+	/* the grow's buffers were unmapped before the destroy returned */
+	KUNIT_EXPECT_EQ(test, r.maps_after, maps + !!buf);
+	KUNIT_EXPECT_EQ(test, rsim_puda_live_mappings(), maps + !!buf);
+	if (!buf)
+		return;
+	/* the pool lives on for that buffer, with the counters of before */
+	st = rsim_puda_st(r.pool);
+	KUNIT_EXPECT_EQ(test, st.allocated, 1);
+	KUNIT_EXPECT_EQ(test, st.available, 0);
+	KUNIT_EXPECT_EQ(test, st.grows, 1);
+	KUNIT_EXPECT_EQ(test, st.alloc_fail, 0);
+	KUNIT_EXPECT_EQ(test, st.map_fail, 0);
+	rsim_puda_put(r.pool, buf);
+	KUNIT_EXPECT_EQ(test, rsim_puda_live_mappings(), maps);
+}
+
 static void rsim_puda_test_bad_puts_refused(struct kunit *test)
 {
 	struct rsim_puda_config cfg = CFG(128, 2, 0, 2, 8);
@@ -496,6 +610,8 @@ static struct kunit_case rsim_puda_test_cases[] = {
 	KUNIT_CASE_PARAM(rsim_puda_test_create_failure_unwinds,
 			 rsim_fail_gen_params),
 	KUNIT_CASE(rsim_puda_test_destroy_reports_outstanding),
+	KUNIT_CASE_PARAM(rsim_puda_test_grow_racing_destroy,
+			 rsim_race_gen_params),
 	KUNIT_CASE(rsim_puda_test_bad_puts_refused),
 	KUNIT_CASE_PARAM(rsim_puda_test_concurrent_accounting,
 			 rsim_mode_gen_params),

@@ -156,6 +156,7 @@ check "pool_client_returned_everything" sh -c \
 	'dmesg | grep -q "rdmasim_puda_demo: pool destroyed, 0 buffer(s) were still out"'
 check "rmmod_rdmasim_after_client" rmmod rdmasim
 check "rdmasim_gone" sh -c '! ls /sys/class/infiniband | grep -q rdmasim'
+. "$RSIM_TOP/scripts/uml-selftest-modparams.sh"
 check "rxe0_del" rdma link del rxe0
 check "siw0_del" rdma link del siw0
 check "rmmod_rdma_rxe" rmmod rdma_rxe

@@ -96,9 +96,9 @@ void rsim_debugfs_unregister(void)
 
 void rsim_debugfs_dev_init(struct rsim_dev *rsim)
 {
-	char name[16];
+	char name[RSIM_DEV_NAME_LEN];
 
-	snprintf(name, sizeof(name), "rdmasim%u", rsim->id);
+	snprintf(name, sizeof(name), RSIM_DEV_NAME_FMT, rsim->id);
 	rsim->debugfs = debugfs_create_dir(name, rsim_debugfs_root);
 	if (IS_ERR(rsim->debugfs))
 		return;

@@ -14,6 +14,9 @@
 #define RSIM_GUID_PREFIX	0x02ca510000000000ULL
 #define RSIM_FW_VER		0x0001000000000000ULL	/* 1.0.0 */
 
+static_assert(RSIM_DEV_NAME_LEN <= IB_DEVICE_NAME_MAX);
+static_assert(RSIM_DEV_NAME_LEN <= IB_DEVICE_NODE_DESC_MAX);
+
 /*
  * The limits of a device created without a config, in one reviewable
  * table (rxe_pool.c style). The MAD layer alone needs a CQ of 1280 entries
@@ -184,12 +187,12 @@ static int rsim_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->active_mtu = IB_MTU_4096;
 	attr->gid_tbl_len = 1;
 	attr->port_cap_flags = RSIM_PORT_CAP_FLAGS;
-	attr->max_msg_sz = 0x80000000;
+	attr->max_msg_sz = RSIM_MAX_MSG;
 	attr->pkey_tbl_len = rsim->cfg.limits.pkey_tbl_len;
 	attr->lmc = 0;
 	attr->max_vl_num = 1;		/* VL0 only */
 	attr->sm_sl = 0;
-	attr->subnet_timeout = 18;	/* 4.096 us * 2^18 = ~1 s */
+	attr->subnet_timeout = RSIM_SUBNET_TIMEOUT;
 	attr->init_type_reply = 0;
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_EDR;
@@ -203,7 +206,7 @@ static int rsim_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 
 	if (port_num != RSIM_PORT || index != 0)
 		return -EINVAL;
-	gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	gid->global.subnet_prefix = cpu_to_be64(RSIM_GID_PREFIX);
 	gid->global.interface_id = rsim->port.guid;
 	return 0;
 }
@@ -324,13 +327,45 @@ static int rsim_mad_pool_create(struct rsim_dev *rsim)
 	return 0;
 }
 
+/**
+ * rsim_dev_lid() - the LID of the device @id
+ * @cfg_lid: the LID its configuration asks for; 0 for @base_lid + @id
+ * @base_lid: the LID of rdmasim0 (the module's base_lid)
+ * @id: device number
+ * @lid: the LID, on success
+ *
+ * Unicast LIDs are 1..RSIM_LID_UNICAST_MAX; nothing is truncated to the
+ * 16 bits of a LID.
+ *
+ * Context: Any context.
+ * Return: 0; -EINVAL if @cfg_lid, or @base_lid when it is used, is not a
+ * unicast LID; -ERANGE if @base_lid + @id is past the last unicast LID.
+ */
+int rsim_dev_lid(u16 cfg_lid, unsigned int base_lid, u32 id, u16 *lid)
+{
+	u64 sum;
+
+	if (cfg_lid) {
+		if (cfg_lid > RSIM_LID_UNICAST_MAX)
+			return -EINVAL;
+		*lid = cfg_lid;
+		return 0;
+	}
+	if (!base_lid || base_lid > RSIM_LID_UNICAST_MAX)
+		return -EINVAL;
+	sum = (u64)base_lid + id;
+	if (sum > RSIM_LID_UNICAST_MAX)
+		return -ERANGE;
+	*lid = sum;
+	return 0;
+}
+
+/* The port, with the LID rsim_dev_lid() chose (in rsim->cfg.lid). */
 static void rsim_port_init(struct rsim_dev *rsim)
 {
 	struct rsim_port *port = &rsim->port;
 	u16 lid = rsim->cfg.lid;
 
-	if (!lid)
-		lid = rsim_base_lid + rsim->id;
 	spin_lock_init(&port->lock);
 	port->lid = lid;
 	port->sm_lid = lid;
@@ -351,14 +386,14 @@ int rsim_dev_probe(struct platform_device *pdev,
 {
 	const struct rsim_limits *lim = &cfg->limits;
 	struct rsim_dev *rsim;
-	char name[IB_DEVICE_NAME_MAX];
+	char name[RSIM_DEV_NAME_LEN];
 	u16 lid;
 	int err;
 
-	lid = cfg->lid ? cfg->lid : rsim_base_lid + pdev->id;
-	if (lid == 0 || lid >= be16_to_cpu(IB_MULTICAST_LID_BASE)) {
-		dev_err(&pdev->dev, "LID %u is not a unicast LID\n", lid);
-		return -EINVAL;
+	err = rsim_dev_lid(cfg->lid, rsim_base_lid, pdev->id, &lid);
+	if (err) {
+		dev_err(&pdev->dev, "no unicast LID: %d\n", err);
+		return err;
 	}
 	if (!lim->max_fast_reg_page_list_len || !lim->pkey_tbl_len ||
 	    !lim->max_cqe || !lim->max_qp_wr)
@@ -374,6 +409,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 	rsim->pdev = pdev;
 	rsim->id = pdev->id;
 	rsim->cfg = *cfg;
+	rsim->cfg.lid = lid;
 	ida_init(&rsim->pd_ida);
 	rsim_mr_init(rsim);
 	rsim_fault_init(rsim);
@@ -389,7 +425,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 					    ((u64)rsim->id << 8));
 	rsim->ibdev.dev.parent = &pdev->dev;
 	snprintf(rsim->ibdev.node_desc, sizeof(rsim->ibdev.node_desc),
-		 "rdmasim%u", rsim->id);
+		 RSIM_DEV_NAME_FMT, rsim->id);
 	rsim_port_init(rsim);
 
 	ib_set_device_ops(&rsim->ibdev, &rsim_dev_ops);
@@ -403,7 +439,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 	if (err)
 		goto err_dealloc;
 
-	snprintf(name, sizeof(name), "rdmasim%u", rsim->id);
+	snprintf(name, sizeof(name), RSIM_DEV_NAME_FMT, rsim->id);
 	err = ib_register_device(&rsim->ibdev, name, &pdev->dev);
 	if (err)
 		goto err_dealloc;

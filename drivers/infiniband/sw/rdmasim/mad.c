@@ -73,7 +73,7 @@ static void rsim_sma_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	pkey_viol = port->pkey_viol;
 	spin_unlock(&port->lock);
 
-	pi->gid_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	pi->gid_prefix = cpu_to_be64(RSIM_GID_PREFIX);
 	pi->lid = cpu_to_be16(lid);
 	pi->sm_lid = cpu_to_be16(sm_lid);
 	pi->cap_mask = cpu_to_be32(RSIM_PORT_CAP_FLAGS);
@@ -96,7 +96,7 @@ static void rsim_sma_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	pi->pkey_violations = cpu_to_be16(min_t(u32, pkey_viol, U16_MAX));
 	pi->qkey_violations = cpu_to_be16(min_t(u32, qkey_viol, U16_MAX));
 	pi->guid_cap = RSIM_GUIDS_PER_BLOCK;
-	pi->clientrereg_resv_subnetto = 18;	/* as query_port reports */
+	pi->clientrereg_resv_subnetto = RSIM_SUBNET_TIMEOUT;
 	pi->resv_resptimevalue = 18;
 	smp->data[RSIM_PI_SPEED_EXT] = RSIM_SPEED_EXT_EDR << 4 |
 				       (RSIM_SPEED_EXT_FDR |

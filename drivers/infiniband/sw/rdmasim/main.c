@@ -18,6 +18,7 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/stringify.h>
 #include <kunit/visibility.h>
 
 #include "rdmasim.h"
@@ -26,10 +27,11 @@ static unsigned int num_devices = 1;
 module_param(num_devices, uint, 0444);
 MODULE_PARM_DESC(num_devices, "Devices created at load (default 1)");
 
-unsigned int rsim_base_lid = 1;
+unsigned int rsim_base_lid = RSIM_DEFAULT_BASE_LID;
 module_param_named(base_lid, rsim_base_lid, uint, 0444);
 MODULE_PARM_DESC(base_lid,
-		 "LID of rdmasim0; rdmasim<N> gets base_lid + N (default 1)");
+		 "LID of rdmasim0, 1..0xbfff; rdmasim<N> gets base_lid + N (default "
+		 __stringify(RSIM_DEFAULT_BASE_LID) ")");
 
 /**
  * struct rsim_node - a created device, as the lifecycle code sees it
@@ -114,11 +116,15 @@ static void rsim_node_destroy_locked(struct rsim_node *node)
  * @cfg: limits and LID; copied
  *
  * Registers the platform device "rdmasim.<id>"; the driver's probe
- * registers the ib_device. Tests use @cfg for small limits.
+ * registers the ib_device. Tests use @cfg for small limits. What does not
+ * fit is refused before anything is made.
  *
  * Context: Process context; takes rsim_nodes_lock and the RDMA core's locks.
- * Return: the new device, ERR_PTR(-EEXIST) if @id is taken, -ENODEV while
- * the module unloads, or the probe's error.
+ * Return: the new device; ERR_PTR(-EINVAL) if @id is above INT_MAX (a
+ * platform device id is an int) or @cfg->lid is not a unicast LID,
+ * -ERANGE if @cfg->lid is 0 and base_lid + @id is past the last unicast
+ * LID, -EEXIST if @id is taken, -ENODEV while the module unloads, or the
+ * probe's error.
  */
 struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 {
@@ -130,16 +136,21 @@ struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 	struct platform_device *pdev;
 	struct rsim_node *node;
 	struct rsim_dev *rsim;
+	u16 lid;
 	int err;
 
 	if (id > INT_MAX)
 		return ERR_PTR(-EINVAL);
+	err = rsim_dev_lid(cfg->lid, rsim_base_lid, id, &lid);
+	if (err)
+		return ERR_PTR(err);
 
 	node = rsim_kzalloc_obj(*node, GFP_KERNEL);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
 	node->id = id;
 	node->cfg = *cfg;
+	node->cfg.lid = lid;
 	node->probe_err = -ENODEV;
 	info.data = &node;
 	info.size_data = sizeof(node);
@@ -259,6 +270,12 @@ static struct platform_driver rsim_platform_driver = {
 		.groups = rsim_drv_groups,
 		/* a device is bound only by new_device, never by a user */
 		.suppress_bind_attrs = true,
+		/*
+		 * rsim_dev_new() returns what probe made: never probe
+		 * asynchronously, whatever async_probe=1 or
+		 * driver_async_probe=rdmasim ask for (as the faux bus does)
+		 */
+		.probe_type = PROBE_FORCE_SYNCHRONOUS,
 	},
 };
 
@@ -278,7 +295,24 @@ static int __init rsim_init(void)
 {
 	struct rsim_dev_config cfg;
 	unsigned int i;
+	u16 lid;
 	int err;
+
+	/* every device the load creates needs a unicast LID */
+	err = rsim_dev_lid(0, rsim_base_lid, 0, &lid);
+	if (err) {
+		pr_err("base_lid %u is not a unicast LID (1..0x%x)\n",
+		       rsim_base_lid, RSIM_LID_UNICAST_MAX);
+		return err;
+	}
+	if (num_devices) {
+		err = rsim_dev_lid(0, rsim_base_lid, num_devices - 1, &lid);
+		if (err) {
+			pr_err("base_lid %u leaves no LID for " RSIM_DEV_NAME_FMT "\n",
+			       rsim_base_lid, num_devices - 1);
+			return err;
+		}
+	}
 
 	rsim_debugfs_register();
 
@@ -292,7 +326,8 @@ static int __init rsim_init(void)
 
 		if (IS_ERR(rsim)) {
 			err = PTR_ERR(rsim);
-			pr_err("creating rdmasim%u failed: %d\n", i, err);
+			pr_err("creating " RSIM_DEV_NAME_FMT " failed: %d\n",
+			       i, err);
 			goto err_del_all;
 		}
 	}

@@ -28,6 +28,14 @@
  * handed out; those stay mapped and allocated until their put, which
  * unmaps and frees them (the last one frees the pool). A pool, and a
  * single buffer, hold a reference on their struct device until then.
+ *
+ * A grow makes its buffers with no lock held. Destroy first marks the pool
+ * closing, which a grow checks when it starts and again when it retakes
+ * the lock to add what it made: one that finds the pool closing unmaps and
+ * frees its buffers, then drops its reservation (pool->reserved) and
+ * fails with -ENODEV. Destroy waits for the reservations of the grows
+ * already running to go first, so no grow touches a pool (or unmaps for
+ * a device) that a destroy or a last put has let go.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -38,6 +46,7 @@
 #include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 #include <kunit/visibility.h>
 
 #include <rdmasim/puda.h>
@@ -72,7 +81,8 @@ struct rsim_puda_pcp {
  * @nr_free: buffers on @free
  * @all: every buffer the pool owns (for destroy's report)
  * @allocated: buffers the pool owns
- * @reserved: buffers a grow in progress is allocating
+ * @reserved: buffers the grows in progress are allocating; destroy waits
+ *	for it to drop to 0 (wait_var_event())
  * @hwm: most buffers off @free at once
  * @grows: grow events
  * @alloc_fail: failed buffer allocations
@@ -81,11 +91,15 @@ struct rsim_puda_pcp {
  * @bad_puts: refused puts
  * @gets: gets served from @free (cache 0)
  * @puts: puts onto @free (cache 0)
+ * @closing: destroy has begun; grows fail with -ENODEV
  * @dead: destroyed; the buffers still out free themselves when put
  * @dead_out: buffers still out after destroy
  * @pcp: per-CPU caches, or NULL for cache 0
  * @fail_alloc_nth: one-shot injection countdown for buffer allocation
  * @fail_map_nth: one-shot injection countdown for DMA mapping
+ * @grow_hook: KUnit only: called by a grow with its buffers made and no
+ *	lock held (rsim_puda_set_grow_hook())
+ * @grow_hook_data: @grow_hook's argument
  * @debugfs: the pool's debugfs directory
  */
 struct rsim_puda_pool {
@@ -107,12 +121,15 @@ struct rsim_puda_pool {
 	u64 bad_puts;
 	u64 gets;
 	u64 puts;
+	bool closing;
 	bool dead;
 	u32 dead_out;
 
 	struct rsim_puda_pcp __percpu *pcp;
 	atomic_t fail_alloc_nth;
 	atomic_t fail_map_nth;
+	void (*grow_hook)(void *data);
+	void *grow_hook_data;
 	struct dentry *debugfs;
 };
 
@@ -219,6 +236,17 @@ static void rsim_puda_buf_release(struct rsim_puda_buf *buf)
 	kfree(buf);
 }
 
+/* Unmap and free the buffers on @list (linked by their node). */
+static void rsim_puda_release_list(struct list_head *list)
+{
+	struct rsim_puda_buf *buf, *tmp;
+
+	list_for_each_entry_safe(buf, tmp, list, node) {
+		list_del(&buf->node);
+		rsim_puda_buf_release(buf);
+	}
+}
+
 /**
  * rsim_puda_live_mappings() - DMA mappings the pool library holds now
  *
@@ -292,17 +320,19 @@ EXPORT_SYMBOL_GPL(rsim_puda_buf_free);
  *
  * Allocates and maps the buffers first, then adds them all in one step: a
  * failure part way unmaps and frees the ones already made and leaves the
- * pool as it was.
+ * pool as it was. So does a destroy that begins meanwhile (it waits for
+ * this grow to unwind).
  *
  * Context: process or softirq context, as @gfp allows; takes the pool
  * lock.
  * Return: the number of buffers added; -EINVAL for a zero @count, -ENOSPC
  * if the pool is at its max, -ENOMEM or -EIO if an allocation or a mapping
- * failed (nothing added), -ENODEV after destroy.
+ * failed (nothing added), -ENODEV once destroy has begun (nothing added,
+ * nothing counted).
  */
 int rsim_puda_grow(struct rsim_puda_pool *pool, u32 count, gfp_t gfp)
 {
-	struct rsim_puda_buf *buf, *tmp;
+	struct rsim_puda_buf *buf;
 	LIST_HEAD(fresh);
 	u32 n, i;
 	int err = 0;
@@ -311,7 +341,7 @@ int rsim_puda_grow(struct rsim_puda_pool *pool, u32 count, gfp_t gfp)
 		return -EINVAL;
 
 	spin_lock_bh(&pool->lock);
-	if (pool->dead) {
+	if (pool->closing) {
 		spin_unlock_bh(&pool->lock);
 		return -ENODEV;
 	}
@@ -328,8 +358,25 @@ int rsim_puda_grow(struct rsim_puda_pool *pool, u32 count, gfp_t gfp)
 			break;
 		list_add_tail(&buf->node, &fresh);
 	}
+	if (IS_ENABLED(CONFIG_KUNIT) && pool->grow_hook)
+		pool->grow_hook(pool->grow_hook_data);
 
 	spin_lock_bh(&pool->lock);
+	if (pool->closing) {
+		/*
+		 * Destroy began meanwhile and waits for our reservation:
+		 * unmap first, while the pool (and its device reference)
+		 * still exist, then drop it and let destroy go on.
+		 */
+		spin_unlock_bh(&pool->lock);
+		rsim_puda_release_list(&fresh);
+		spin_lock_bh(&pool->lock);
+		pool->reserved -= n;
+		if (!pool->reserved)
+			wake_up_var(&pool->reserved);
+		spin_unlock_bh(&pool->lock);
+		return -ENODEV;
+	}
 	pool->reserved -= n;
 	if (err) {
 		if (err == -EIO)
@@ -347,10 +394,7 @@ int rsim_puda_grow(struct rsim_puda_pool *pool, u32 count, gfp_t gfp)
 	spin_unlock_bh(&pool->lock);
 
 	/* a partial grow: undo it, nothing reached the pool */
-	list_for_each_entry_safe(buf, tmp, &fresh, node) {
-		list_del(&buf->node);
-		rsim_puda_buf_release(buf);
-	}
+	rsim_puda_release_list(&fresh);
 	return err ? err : n;
 }
 EXPORT_SYMBOL_GPL(rsim_puda_grow);
@@ -739,6 +783,17 @@ err_free_pool:
 }
 EXPORT_SYMBOL_GPL(rsim_puda_pool_create);
 
+/* No grow is running: none holds a reservation. */
+static bool rsim_puda_grows_done(struct rsim_puda_pool *pool)
+{
+	bool done;
+
+	spin_lock_bh(&pool->lock);
+	done = !pool->reserved;
+	spin_unlock_bh(&pool->lock);
+	return done;
+}
+
 /**
  * rsim_puda_pool_destroy() - free a pool and report what is still out
  * @pool: the pool; no get may run during or after this
@@ -746,19 +801,33 @@ EXPORT_SYMBOL_GPL(rsim_puda_pool_create);
  * Every free buffer is unmapped and freed. A buffer still handed out is
  * reported (its DMA address and length) and never freed or unmapped here:
  * its rsim_puda_put() does that later, and the last one frees the pool.
+ * A grow running meanwhile fails with -ENODEV and adds nothing; destroy
+ * waits for it first.
  *
- * Context: process context.
+ * Context: process context; may sleep until running grows return.
  * Return: the number of buffers still out (0: the pool is gone).
  */
 unsigned int rsim_puda_pool_destroy(struct rsim_puda_pool *pool)
 {
-	struct rsim_puda_buf *buf, *tmp;
+	struct rsim_puda_buf *buf;
 	LIST_HEAD(doomed);
 	unsigned int out;
 	int cpu;
 
 	debugfs_remove_recursive(pool->debugfs);
 	pool->debugfs = NULL;
+
+	/*
+	 * Grows that start from now fail; those running fail when they
+	 * retake the lock, and destroy waits until they have unmapped what
+	 * they made and dropped their reservations: nothing they made
+	 * reaches the pool, and neither destroy nor the last put frees the
+	 * pool under them.
+	 */
+	spin_lock_bh(&pool->lock);
+	pool->closing = true;
+	spin_unlock_bh(&pool->lock);
+	wait_var_event(&pool->reserved, rsim_puda_grows_done(pool));
 
 	/* puts that come after this go to rsim_puda_put_slow() */
 	if (pool->pcp) {
@@ -792,10 +861,7 @@ unsigned int rsim_puda_pool_destroy(struct rsim_puda_pool *pool)
 			 pool->name, &buf->dma, buf->len);
 	spin_unlock_bh(&pool->lock);
 
-	list_for_each_entry_safe(buf, tmp, &doomed, node) {
-		list_del(&buf->node);
-		rsim_puda_buf_release(buf);
-	}
+	rsim_puda_release_list(&doomed);
 	if (out)
 		dev_warn(pool->dev, "puda %s: %u buffer(s) still out; freed when put back\n",
 			 pool->name, out);
@@ -820,6 +886,24 @@ void rsim_puda_set_fail_nth(struct rsim_puda_pool *pool, int alloc_nth,
 	atomic_set(&pool->fail_map_nth, map_nth);
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_puda_set_fail_nth);
+
+/**
+ * rsim_puda_set_grow_hook() - run a function inside every grow of a pool
+ * @pool: the pool
+ * @fn: called by rsim_puda_grow() after it made its buffers and before it
+ *	retakes the pool lock to add them, with no lock held (NULL: off)
+ * @data: @fn's argument
+ *
+ * For KUnit: a test makes a race with the grow deterministic by doing the
+ * other side (a destroy, say) from @fn. Set it while no grow runs.
+ */
+void rsim_puda_set_grow_hook(struct rsim_puda_pool *pool,
+			     void (*fn)(void *data), void *data)
+{
+	pool->grow_hook = fn;
+	pool->grow_hook_data = data;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_puda_set_grow_hook);
 
 /**
  * rsim_puda_set_global_fail_nth() - arm the library-wide countdowns

@@ -28,6 +28,16 @@ struct rsim_qp;
 #define RSIM_DRV_NAME		"rdmasim"
 #define RSIM_NUM_PORTS		1
 #define RSIM_PORT		1
+/* rdmasim<id> (ib_device, node description, debugfs); any u32 id fits */
+#define RSIM_DEV_NAME_FMT	RSIM_DRV_NAME "%u"
+#define RSIM_DEV_NAME_LEN	sizeof(RSIM_DRV_NAME "4294967295")
+/* rdmasim<id> gets base_lid + id; unicast LIDs are 1..0xbfff */
+#define RSIM_DEFAULT_BASE_LID	1
+#define RSIM_LID_UNICAST_MAX	(be16_to_cpu(IB_MULTICAST_LID_BASE) - 1)
+/* The port: link-local GID prefix, subnet timeout, largest message */
+#define RSIM_GID_PREFIX		0xfe80000000000000ULL
+#define RSIM_SUBNET_TIMEOUT	18	/* 4.096 us * 2^18 = ~1 s */
+#define RSIM_MAX_MSG		0x80000000ULL
 
 /*
  * Memory keys: a 24-bit index and an 8-bit variant (key = index << 8 |
@@ -604,6 +614,7 @@ bool rsim_res_get(struct rsim_dev *rsim, enum rsim_res_type type);
 void rsim_res_put(struct rsim_dev *rsim, enum rsim_res_type type);
 int rsim_res_count(struct rsim_dev *rsim, enum rsim_res_type type);
 const char *rsim_res_name(enum rsim_res_type type);
+int rsim_dev_lid(u16 cfg_lid, unsigned int base_lid, u32 id, u16 *lid);
 extern const struct rsim_limits rsim_default_limits;
 
 /* pd.c */
@@ -667,6 +678,8 @@ void rsim_puda_init(struct dentry *root);
 void rsim_puda_exit(void);
 void rsim_puda_set_fail_nth(struct rsim_puda_pool *pool, int alloc_nth,
 			    int map_nth);
+void rsim_puda_set_grow_hook(struct rsim_puda_pool *pool,
+			     void (*fn)(void *data), void *data);
 int rsim_puda_live_mappings(void);
 void rsim_puda_set_global_fail_nth(int alloc_nth, int map_nth);
 
