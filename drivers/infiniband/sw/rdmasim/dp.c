@@ -46,9 +46,6 @@
 /* Pages copied between two looks at the QPs' state (and a reschedule). */
 #define RSIM_DP_CHECK_PAGES	16
 
-/* Bytes a message may carry: the port's max_msg_sz. */
-#define RSIM_MAX_MSG		0x80000000ULL
-
 /* rsim_dp_exec() and its steps: beyond IB_WC_* */
 #define RSIM_EXEC_WAIT		(-1)	/* RNR NAK: wait for a receive WR */
 #define RSIM_EXEC_DROP		(-2)	/* UC: the message is lost */
