@@ -1617,6 +1617,46 @@ static s64 dp_destroy_idle_qp_us(struct kunit *test, struct dp_fixture *f)
 	return ktime_us_delta(ktime_get(), t0);
 }
 
+/**
+ * struct dp_lat - a thread that measures how late its 1 ms sleeps end
+ * @t: the thread
+ * @max_us: the latest wake-up seen, in microseconds past the 1 ms
+ * @loops: sleeps done
+ */
+struct dp_lat {
+	struct task_struct *t;
+	s64 max_us;
+	atomic_t loops;
+};
+
+static int dp_lat_fn(void *arg)
+{
+	struct dp_lat *l = arg;
+
+	while (!kthread_should_stop()) {
+		ktime_t t0 = ktime_get();
+		s64 late;
+
+		usleep_range(1000, 1000);
+		late = ktime_us_delta(ktime_get(), t0) - 1000;
+		if (late > READ_ONCE(l->max_us))
+			WRITE_ONCE(l->max_us, late);
+		atomic_inc(&l->loops);
+	}
+	return 0;
+}
+
+static void dp_lat_start(struct kunit *test, struct dp_lat *l)
+{
+	l->max_us = 0;
+	atomic_set(&l->loops, 0);
+	l->t = kthread_run(dp_lat_fn, l, "dp_lat");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(l->t));
+	/* measuring before the traffic starts */
+	while (atomic_read(&l->loops) < 2)
+		usleep_range(500, 1000);
+}
+
 #define DP_BIG		(2 * 1024 * 1024)
 #define DP_BIG_N	512	/* 512 * 2 MiB = 1 GiB */
 
@@ -1630,6 +1670,7 @@ static void rsim_dp_test_huge_writes(struct kunit *test)
 {
 	struct dp_fixture *f = dp_fixture(test);
 	struct dp_big *big = kunit_kzalloc(test, sizeof(*big), GFP_KERNEL);
+	struct dp_lat lat;
 	struct ib_qp_init_attr qa = {
 		.qp_type = IB_QPT_RC,
 		.send_cq = f->cq,
@@ -1665,7 +1706,8 @@ static void rsim_dp_test_huge_writes(struct kunit *test)
 	kunit_info(test, "idle QP destroyed without traffic in %lld us\n",
 		   idle_us);
 
-	/* 1 GiB in one WR */
+	/* 1 GiB in one WR; a sleeping thread measures the CPU's latency */
+	dp_lat_start(test, &lat);
 	t0 = ktime_get();
 	wr.wr.wr_id = 1;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
@@ -1677,14 +1719,18 @@ static void rsim_dp_test_huge_writes(struct kunit *test)
 	while (!ib_poll_cq(f->cq, 1, &wc))
 		msleep(20);
 	copy_ms = ktime_ms_delta(ktime_get(), t0);
+	kthread_stop(lat.t);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.byte_len, (u32)DP_BIG * DP_BIG_N);
-	kunit_info(test, "1 GiB WRITE: %lld ms; idle QP destroyed meanwhile in %lld us\n",
-		   copy_ms, idle_us);
+	kunit_info(test, "1 GiB WRITE: %lld ms; idle QP destroyed meanwhile in %lld us; a 1 ms sleep ended at most %lld us late\n",
+		   copy_ms, idle_us, lat.max_us);
 	KUNIT_EXPECT_LT(test, idle_us, 100 * USEC_PER_MSEC);
+	/* the copy yields: nothing waits for the whole WRITE */
+	KUNIT_EXPECT_LT(test, lat.max_us, 50 * USEC_PER_MSEC);
 
 	/* 4096 queued 1 MiB WRITEs, only the last one signaled */
 	dp_fill(big->dst.va, DP_BIG, 0);
+	dp_lat_start(test, &lat);
 	t0 = ktime_get();
 	for (i = 0; i < 4096 && !err; i++) {
 		wr.wr.wr_id = 100 + i;
@@ -1698,11 +1744,13 @@ static void rsim_dp_test_huge_writes(struct kunit *test)
 	while (!ib_poll_cq(f->cq, 1, &wc))
 		msleep(20);
 	copy_ms = ktime_ms_delta(ktime_get(), t0);
+	kthread_stop(lat.t);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 100 + 4095);
-	kunit_info(test, "4096 x 1 MiB WRITEs: %lld ms; idle QP destroyed meanwhile in %lld us\n",
-		   copy_ms, idle_us);
+	kunit_info(test, "4096 x 1 MiB WRITEs: %lld ms; idle QP destroyed meanwhile in %lld us; a 1 ms sleep ended at most %lld us late\n",
+		   copy_ms, idle_us, lat.max_us);
 	KUNIT_EXPECT_LT(test, idle_us, 100 * USEC_PER_MSEC);
+	KUNIT_EXPECT_LT(test, lat.max_us, 50 * USEC_PER_MSEC);
 	ib_dma_sync_single_for_cpu(&f->rsim->ibdev, big->dst.dma, DP_BIG,
 				   DMA_BIDIRECTIONAL);
 	KUNIT_EXPECT_EQ(test, big->dst.va[0], 0xc3);

@@ -14,19 +14,20 @@
  * off, or from a completion handler this engine called, the queue goes
  * to the device's worker (a per-CPU, CPU-intensive workqueue; the QP's
  * @cpu picks the CPU), which runs it in larger budgets and yields between
- * pages. WRs of one QP therefore execute in order, and a QP whose queue
+ * 64 KiB chunks. WRs of one QP therefore execute in order, and a QP whose queue
  * is with the worker sends everything new there too.
  *
  * Lifetimes: a step holds a reference on the responder QP and on each MR
  * it touches; destroying an idle QP or MR waits for nothing else. Each
  * page is copied under the MR's lock after a check that its registration
- * is the one the access was checked against, so once LOCAL_INV or dereg
- * returns, nothing is written to or read from the old registration.
+ * is the one the access was checked against (the lock is held for a chunk
+ * of 16 pages at most), so once LOCAL_INV or dereg returns, nothing is
+ * written to or read from the old registration.
  *
  * Locks: QP lock (interrupts off), then CQ locks; MR locks (BH off) are
  * taken with no other lock held, two at a time in address order. No lock
  * with interrupts off is held across a copy; an MR lock is held across
- * one page at most.
+ * one 64 KiB chunk at most.
  */
 
 #include <linux/dma-direct.h>
@@ -43,7 +44,10 @@
 /* What the worker runs before it lets other QPs' work go first. */
 #define RSIM_DP_WORKER_BYTES	(4 * 1024 * 1024)
 #define RSIM_DP_WORKER_WRS	256
-/* Pages copied between two looks at the QPs' state (and a reschedule). */
+/*
+ * Pages copied under one hold of the MRs' locks, and between two looks at
+ * the QPs' state (and a reschedule on the worker): 64 KiB.
+ */
 #define RSIM_DP_CHECK_PAGES	16
 
 /* rsim_dp_exec() and its steps: beyond IB_WC_* */
@@ -370,7 +374,7 @@ static int rsim_dp_interrupted(const struct rsim_exec *x)
  * @src_buf: kernel buffer holding the source (inline data), or NULL
  * @len: bytes to move; the ranges hold at least that many
  *
- * Context: process or softirq; reschedules between pages on the worker.
+ * Context: process or softirq; reschedules between chunks on the worker.
  * Return: 0; -EFAULT if the destination, -ENXIO if the source stopped
  * being registered memory (some bytes may have been written, as by a
  * device that hits a bus error); -EINTR or -ESHUTDOWN, see
@@ -382,42 +386,59 @@ static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
 {
 	struct rsim_cursor d = { .refs = dst, .n = ndst };
 	struct rsim_cursor s = { .refs = src, .n = nsrc };
+	struct rsim_mr_pair held = {};
 	unsigned int pages = 0;
+	bool locked = false;
 	u64 done = 0;
+	s64 n = 0;
 
 	while (done < len) {
 		const struct rsim_mem_ref *dref, *sref = NULL;
-		struct rsim_mr_pair pair;
-		s64 n;
-		int err;
+		struct rsim_mr *dmr, *smr;
 
-		if (++pages % RSIM_DP_CHECK_PAGES == 0) {
-			err = rsim_dp_interrupted(x);
-			if (err)
-				return err;
+		/* a chunk of pages per lock hold; between chunks, look up */
+		if (pages && pages % RSIM_DP_CHECK_PAGES == 0) {
+			if (locked)
+				rsim_mr_pair_unlock(&held);
+			locked = false;
+			n = rsim_dp_interrupted(x);
+			if (n)
+				return n;
 			if (x->worker)
 				cond_resched();
 		}
 		dref = rsim_cursor_ref(&d);
-		if (WARN_ON_ONCE(!dref))
-			return -EFAULT;
-		if (!src_buf) {
+		if (!src_buf)
 			sref = rsim_cursor_ref(&s);
-			if (WARN_ON_ONCE(!sref))
-				return -ENXIO;
+		if (WARN_ON_ONCE(!dref || (!src_buf && !sref))) {
+			n = dref ? -ENXIO : -EFAULT;
+			break;
 		}
-		rsim_mr_pair_lock(&pair, dref->mr, sref ? sref->mr : NULL);
+		dmr = dref->mr;
+		smr = sref ? sref->mr : NULL;
+		if (locked && !((held.a == dmr && held.b == smr) ||
+				(held.a == smr && held.b == dmr) ||
+				(dmr == smr && held.a == dmr && !held.b))) {
+			rsim_mr_pair_unlock(&held);
+			locked = false;
+		}
+		if (!locked) {
+			rsim_mr_pair_lock(&held, dmr, smr);
+			locked = true;
+		}
 		n = rsim_dp_copy_page(x->rsim, dref, d.pos, sref, s.pos,
 				      src_buf ? src_buf + done : NULL,
 				      len - done);
-		rsim_mr_pair_unlock(&pair);
 		if (n < 0)
-			return n;
+			break;
 		d.pos += n;
 		s.pos += n;
 		done += n;
+		pages++;
 	}
-	return 0;
+	if (locked)
+		rsim_mr_pair_unlock(&held);
+	return n < 0 ? n : 0;
 }
 
 /* ---- the steps of one WR ---- */

@@ -507,7 +507,7 @@ struct rsim_mr_seg {
  * @ibmr: core object
  * @rsim: owning device
  * @lock: protects @state and @reg; the data path holds it while it
- *	copies one piece (at most a page) to or from the MR, so that once
+ *	copies a chunk (at most 64 KiB) to or from the MR, so that once
  *	LOCAL_INV, REG_MR or dereg has held it, no access checked against
  *	the old registration writes or reads any more
  * @ref: the data path's references (see &struct rsim_mem_ref) plus one
