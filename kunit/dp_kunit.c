@@ -1637,7 +1637,7 @@ static int dp_lat_fn(void *arg)
 		ktime_t t0 = ktime_get();
 		s64 late;
 
-		usleep_range(1000, 1000);
+		usleep_range(1000, 1100);
 		late = ktime_us_delta(ktime_get(), t0) - 1000;
 		if (late > READ_ONCE(l->max_us))
 			WRITE_ONCE(l->max_us, late);
