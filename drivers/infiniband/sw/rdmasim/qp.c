@@ -20,7 +20,6 @@
 
 #include "rdmasim.h"
 
-
 /**
  * rsim_qp_init() - set up a device's QP table and data-path worker
  * @rsim: device
