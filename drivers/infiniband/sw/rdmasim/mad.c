@@ -314,7 +314,9 @@ static int rsim_pma(struct rsim_dev *rsim, const struct ib_mad *in,
  * @out_size: in: room at @out; out: the response's size
  * @out_pkey_index: P_Key index for the response (OPA only)
  *
- * Context: any; does not sleep.
+ * Context: process (the MAD layer's workqueue, sysfs); does not sleep.
+ * Takes the port's lock and, for the PMA, the data path counters' lock
+ * with BH off.
  * Return: IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY with a response in
  * @out; IB_MAD_RESULT_SUCCESS alone for MADs that are not the agents' to
  * answer (responses, traps, other classes); IB_MAD_RESULT_FAILURE for
