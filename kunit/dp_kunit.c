@@ -1578,14 +1578,13 @@ static void dp_big_init(struct kunit *test, struct dp_fixture *f,
 }
 
 /*
- * An SG_GAPS MR of @n entries that all alias @b: @n * @b->len bytes of
- * address space over one buffer, registered through @qp.
+ * Map @mr (SG_GAPS, @n entries) so that every entry aliases @b: @n *
+ * @b->len bytes of address space over one buffer; register it through @qp.
  */
-static struct ib_mr *dp_alias_mr(struct kunit *test, struct dp_fixture *f,
-				 struct ib_qp *qp, struct dp_buf *b, u32 n,
-				 int access)
+static void dp_alias_reg(struct kunit *test, struct dp_fixture *f,
+			 struct ib_qp *qp, struct ib_mr *mr, struct dp_buf *b,
+			 u32 n, int access)
 {
-	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_SG_GAPS, n);
 	struct scatterlist *sgl = kunit_kcalloc(test, n, sizeof(*sgl),
 						GFP_KERNEL);
 	struct ib_reg_wr reg = { .wr.opcode = IB_WR_REG_MR, .mr = mr,
@@ -1605,6 +1604,16 @@ static struct ib_mr *dp_alias_mr(struct kunit *test, struct dp_fixture *f,
 	KUNIT_ASSERT_EQ(test, ib_post_send(qp, &reg.wr, NULL), 0);
 	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
 	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+}
+
+/* dp_alias_reg() on a new MR that the test releases */
+static struct ib_mr *dp_alias_mr(struct kunit *test, struct dp_fixture *f,
+				 struct ib_qp *qp, struct dp_buf *b, u32 n,
+				 int access)
+{
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_SG_GAPS, n);
+
+	dp_alias_reg(test, f, qp, mr, b, n, access);
 	return mr;
 }
 
@@ -1760,6 +1769,95 @@ static void rsim_dp_test_huge_writes(struct kunit *test)
 	KUNIT_EXPECT_GE(test, f->rsim->dp.deferred - before.deferred, 2);
 }
 
+/* both QPs of the fixture back to RESET, then connected again */
+static void dp_reconnect(struct kunit *test, struct dp_fixture *f)
+{
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(f->a, &qa, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(f->b, &qa, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, f->a, f->b->qp_num, DP_ACCESS, 7),
+			0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, f->b, f->a->qp_num, DP_ACCESS, 7),
+			0);
+}
+
+/*
+ * LOCAL_INV (on another QP) or dereg of the destination MR while a 1 GiB
+ * WRITE into it runs on the worker: once the invalidation completes or
+ * dereg returns, not one byte more is written (the buffer, cleared then,
+ * stays clear), and the WRITE fails as a responder access error.
+ */
+static void rsim_dp_test_inval_stops_writes(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct dp_big *big = kunit_kzalloc(test, sizeof(*big), GFP_KERNEL);
+	bool dereg = false;
+	int pass;
+
+	KUNIT_ASSERT_NOT_NULL(test, big);
+	dp_big_init(test, f, &big->src, DP_BIG, 0xc3);
+	dp_big_init(test, f, &big->dst, DP_BIG, 0);
+	for (pass = 0; pass < 2; pass++, dereg = true) {
+		struct ib_mr *smr = dp_alias_mr(test, f, f->a, &big->src,
+						DP_BIG_N, 0);
+		struct ib_mr *dmr = dereg ?
+			ib_alloc_mr(f->pd, IB_MR_TYPE_SG_GAPS, DP_BIG_N) :
+			rsim_kunit_mr(test, f->pd, IB_MR_TYPE_SG_GAPS,
+				      DP_BIG_N);
+		struct ib_rdma_wr wr = {
+			.wr.opcode = IB_WR_RDMA_WRITE,
+			.wr.send_flags = IB_SEND_SIGNALED,
+			.wr.wr_id = 1,
+		};
+		struct ib_send_wr inv = {
+			.opcode = IB_WR_LOCAL_INV,
+			.send_flags = IB_SEND_SIGNALED,
+			.wr_id = 2,
+		};
+		struct ib_wc wc;
+		size_t i, dirty = 0;
+
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmr);
+		dp_alias_reg(test, f, f->b, dmr, &big->dst, DP_BIG_N,
+			     IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+		wr.remote_addr = dmr->iova;
+		wr.rkey = dmr->rkey;
+		inv.ex.invalidate_rkey = dmr->rkey;
+		KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, smr->iova,
+					      (u32)DP_BIG * DP_BIG_N,
+					      smr->lkey), 0);
+		/* let the copy get going on the worker */
+		msleep(20);
+		if (dereg) {
+			KUNIT_EXPECT_EQ(test, ib_dereg_mr(dmr), 0);
+		} else {
+			KUNIT_ASSERT_EQ(test, ib_post_send(f->b, &inv, NULL),
+					0);
+			KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+			KUNIT_EXPECT_EQ(test, wc.wr_id, 2);
+			KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+		}
+		dp_fill(big->dst.va, DP_BIG, 0);
+		ib_dma_sync_single_for_device(&f->rsim->ibdev, big->dst.dma,
+					      DP_BIG, DMA_BIDIRECTIONAL);
+		while (!ib_poll_cq(f->cq, 1, &wc))
+			msleep(20);
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 1);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+		ib_dma_sync_single_for_cpu(&f->rsim->ibdev, big->dst.dma,
+					   DP_BIG, DMA_BIDIRECTIONAL);
+		for (i = 0; i < DP_BIG; i++)
+			dirty += big->dst.va[i] != 0;
+		KUNIT_EXPECT_EQ_MSG(test, dirty, 0, "%s",
+				    dereg ? "dereg" : "LOCAL_INV");
+		/* the error took both QPs down: back to RTS for the next pass */
+		while (ib_poll_cq(f->cq, 1, &wc))
+			;
+		dp_reconnect(test, f);
+	}
+}
+
 static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_send_recv),
 	KUNIT_CASE(rsim_dp_test_sg_lists),
@@ -1794,6 +1892,7 @@ static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_read_source_fails),
 	KUNIT_CASE(rsim_dp_test_irqs_off_defers),
 	KUNIT_CASE_SLOW(rsim_dp_test_huge_writes),
+	KUNIT_CASE_SLOW(rsim_dp_test_inval_stops_writes),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };
