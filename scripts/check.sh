@@ -19,6 +19,10 @@ set -euo pipefail
 
 mkdir -p "$RSIM_OUT"
 stage "rdmasim make check"
+python3 "$RSIM_TOP/scripts/check-run-test.py" >"$RSIM_OUT/check-run-test.log" 2>&1 || {
+	cat "$RSIM_OUT/check-run-test.log" >&2
+	die "the log judge's own test failed"
+}
 "$RSIM_TOP/scripts/setup-host.sh"
 rsim_fetch_source 7.3
 rsim_build_uml debug
@@ -49,7 +53,8 @@ fi
 grep "fails:" "$RSIM_OUT/mutant.log"
 stage "mutant: the conformance suites turned the rdmasim0 row red"
 python3 "$RSIM_TOP/scripts/check-run.py" "$RSIM_OUT/uml-check.log" \
-	"$RSIM_KSRC" "$RSIM_TOP" --json "$RSIM_OUT/kunit.json" \
-	--conformance rdmasim0,rxe0,siw0 --out "$RSIM_OUT" ||
+	--kunit "$RSIM_MODDIR/kunit/rdmasim_kunit.ko" \
+	--doc "$RSIM_TOP/Documentation/testing.rst" --selftest --times \
+	--json "$RSIM_OUT/kunit.json" --conformance rdmasim0,rxe0,siw0 --out "$RSIM_OUT" ||
 	die "make check failed"
 stage "make check passed"
