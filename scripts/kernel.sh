@@ -154,7 +154,7 @@ rsim_build_modules() {
 	mkdir -p "$RSIM_MODDIR"
 	(cd "$RSIM_TOP" && git ls-files -co --exclude-standard -z |
 		xargs -0 cp --parents -t "$RSIM_MODDIR")
-	make -C "$RSIM_MODDIR" KDIR="$kdir" ARCH="$arch" W=1 "$@" \
+	make -C "$RSIM_MODDIR" -j"$(nproc)" KDIR="$kdir" ARCH="$arch" W=1 "$@" \
 		>"$RSIM_MODDIR.log" 2>&1 || {
 		tail -30 "$RSIM_MODDIR.log" >&2
 		die "module build against $name failed"
@@ -188,14 +188,17 @@ rsim_stock_headers() {
 	stage "stock headers: $pkg"
 }
 
-# rsim_uml_ready <debug|bench> <name>: everything a UML run needs, from a
-# fresh machine: host packages, linux-source-7.3, the UML kernel of that
-# kind, and the modules built against it; exports what run-uml.sh reads.
+# rsim_uml_ready <debug|bench> <name> [make args...]: everything a UML
+# run needs, from a fresh machine: host packages, linux-source-7.3, the
+# UML kernel of that kind, and the modules built against it (W=1 and the
+# make args); exports what run-uml.sh reads.
 rsim_uml_ready() {
+	local kind=$1 name=$2
+	shift 2
 	mkdir -p "$RSIM_OUT"
 	"$RSIM_TOP/scripts/setup-host.sh"
 	rsim_fetch_source 7.3
-	rsim_build_uml "$1"
-	rsim_build_modules "$RSIM_KBUILD" um "$2"
+	rsim_build_uml "$kind"
+	rsim_build_modules "$RSIM_KBUILD" um "$name" "$@"
 	export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
 }

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# rdmasim: the UML boots of make check, make kunit, make selftest and
+# make conformance, and their judges. Sourced after lib.sh and kernel.sh;
+# uses lib.sh's RSIM_TOP, RSIM_OUT, stage and die, and what kernel.sh's
+# rsim_uml_ready exports (RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER,
+# RSIM_MODDIR), which scripts/run-uml.sh reads.
+#
+#   rsim_boot mode log [VAR=value...]	start a boot in the background
+#   rsim_boots_wait			wait for them all; fail if one failed
+#   rsim_mutant_build			-> RSIM_MUTANT_MODDIR
+#   rsim_mutant_judge log		the suites must see the broken rule
+#   rsim_judge log... -- check-run.py options
+
+RSIM_BOOTS=
+
+# A boot left running by a failing script is stopped (run-uml.sh stops
+# its kernel when it is terminated).
+rsim_boots_stop() {
+	local p
+	for p in $RSIM_BOOTS; do
+		kill "$p" 2>/dev/null || true
+	done
+}
+trap rsim_boots_stop EXIT
+
+# rsim_boot <mode> <log> [VAR=value...]: scripts/run-uml.sh in the
+# background, with the variables in its environment (e.g.
+# RSIM_MODDIR=... RSIM_UML_ARGS=...); its own output goes to <log>.out.
+rsim_boot() {
+	local mode=$1 log=$2
+	shift 2
+	env "$@" "$RSIM_TOP/scripts/run-uml.sh" "$mode" "$log" >"$log.out" 2>&1 &
+	RSIM_BOOTS="$RSIM_BOOTS $!"
+	stage "booting UML ($mode): $log"
+}
+
+rsim_boots_wait() {
+	local p fail=0
+	for p in $RSIM_BOOTS; do
+		wait "$p" || fail=1
+	done
+	RSIM_BOOTS=
+	[ $fail = 0 ] || die "a UML boot did not finish: $(cat "$RSIM_OUT"/uml-*.log.out)"
+	stage "UML boots finished"
+}
+
+# The mutant: rdmasim with one rule broken on purpose (rsim_alloc_mr() no
+# longer checks max_num_sg against max_fast_reg_page_list_len), built from
+# a copy of $RSIM_MODDIR so that only mr.c recompiles.
+rsim_mutant_build() {
+	RSIM_MUTANT_MODDIR=$RSIM_OUT/build/uml-7.3-mutant
+	rm -rf "$RSIM_MUTANT_MODDIR"
+	cp -a "$RSIM_MODDIR" "$RSIM_MUTANT_MODDIR"
+	python3 - "$RSIM_MUTANT_MODDIR/drivers/infiniband/sw/rdmasim/mr.c" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+rule = ("\tif (!max_num_sg ||\n"
+        "\t    max_num_sg > rsim->cfg.limits.max_fast_reg_page_list_len)\n")
+assert rule in s, "the rule to break is not in mr.c any more"
+open(p, "w").write(s.replace(rule, "\tif (!max_num_sg)\n"))
+PY
+	make -C "$RSIM_MUTANT_MODDIR" KDIR="$RSIM_KBUILD" ARCH=um \
+		>"$RSIM_MUTANT_MODDIR.log" 2>&1 ||
+		die "building the mutant failed (log: $RSIM_MUTANT_MODDIR.log)"
+	stage "mutant: rdmasim built with its max_num_sg check removed"
+}
+
+# The mutant boots alone (no rxe0, siw0): its conformance row must be red
+# on exactly the rules that check the broken bound.
+RSIM_MUTANT_ARGS="RSIM_PEERS=0 RSIM_CONF_ARGS=target=rdmasim0,limit_budget=0"
+
+rsim_mutant_judge() {
+	local log=$1
+	mkdir -p "$RSIM_OUT/mutant"
+	python3 "$RSIM_TOP/scripts/conformance-table.py" "$log" \
+		--known "$RSIM_TOP/kunit/conformance/known-divergences" \
+		--doc "$RSIM_TOP/Documentation/conformance.rst" \
+		--out "$RSIM_OUT/mutant" --expect rdmasim0 >/dev/null
+	python3 - "$RSIM_OUT/mutant/conformance.json" <<'PY' || die "the suites did not see the broken rule (log: $log)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+red = sorted(r["name"] for r in doc["rules"]
+             if r["results"].get("rdmasim0", {}).get("status") == "FAIL")
+want = ["alloc_mr_above_max", "alloc_mr_huge_sg"]
+print("rdmasim0 (mutant) fails:", ", ".join(red) or "nothing")
+sys.exit(0 if red == want else 1)
+PY
+	stage "mutant: the rdmasim0 row is red on the broken rule; table in $RSIM_OUT/mutant/conformance.txt"
+}
+
+# rsim_judge <log>... -- <check-run.py options>: the clean-log rule and
+# the suites, with the time profile of each boot.
+rsim_judge() {
+	local logs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		logs+=("$1")
+		shift
+	done
+	shift
+	python3 "$RSIM_TOP/scripts/check-run.py" "${logs[@]}" --times "$@"
+}
+
+# the KUnit module's suites, checked against Documentation/testing.rst
+RSIM_JUDGE_KUNIT="--doc $RSIM_TOP/Documentation/testing.rst --kunit"
