@@ -69,6 +69,7 @@ PY
 
 # The mutant boots alone (no rxe0, siw0): its conformance row must be red
 # on exactly the rules that check the broken bound.
+# shellcheck disable=SC2034 # for the scripts that source this one
 RSIM_MUTANT_ARGS="RSIM_PEERS=0 RSIM_CONF_ARGS=target=rdmasim0,limit_budget=0"
 
 rsim_mutant_judge() {
@@ -103,4 +104,5 @@ rsim_judge() {
 }
 
 # the KUnit module's suites, checked against Documentation/testing.rst
+# shellcheck disable=SC2034 # for the scripts that source this one
 RSIM_JUDGE_KUNIT="--doc $RSIM_TOP/Documentation/testing.rst --kunit"

@@ -5,7 +5,8 @@
 #   1. host packages; Debian's linux-source-7.3; the debug UML kernel
 #      (cached in /var/cache/rdmasim after the first run)
 #   2. W=1 + sparse build against the UML 7.3 tree: the modules the boots
-#      load; then three UML boots at once, on the machine's CPUs:
+#      load; then three UML boots at once, on the machine's CPUs
+#      (Documentation/testing.rst has where the time goes):
 #      - kunit,selftest: rdmasim's KUnit suites, then the shell selftest;
 #      - conformance: the conformance suites on rdmasim0, rxe0 and siw0
 #        (a rule x device table in out/conformance.txt);
@@ -31,16 +32,16 @@ python3 "$RSIM_TOP/scripts/check-run-test.py" >"$RSIM_OUT/check-run-test.log" 2>
 sparse=$(rsim_sparse)
 rsim_uml_ready debug uml-7.3 C=2 CHECK="$sparse"
 uml_moddir=$RSIM_MODDIR
-rsim_mutant_build
 
+# the longest boot first; the rest, the mutant's build included, fits
+# beside it (a failure in a later step stops the kernels)
 rm -f "$RSIM_OUT"/uml-*.log "$RSIM_OUT"/uml-*.log.out
 rsim_boot conformance "$RSIM_OUT/uml-conformance.log"
 rsim_boot kunit,selftest "$RSIM_OUT/uml-kunit.log"
+rsim_mutant_build
 # shellcheck disable=SC2086 # words on purpose
 rsim_boot conformance "$RSIM_OUT/uml-mutant.log" RSIM_MODDIR="$RSIM_MUTANT_MODDIR" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARGS"
-
-# while the kernels run (a failure here stops them)
 "$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC"
 rsim_stock_headers
 rsim_build_modules "$RSIM_STOCK_KDIR" x86 stock-6.1
