@@ -8,7 +8,7 @@
 #
 #   rsim_boot mode log [VAR=value...]	start a boot in the background
 #   rsim_boots_wait			wait for them all; fail if one failed
-#   rsim_mutant_build			-> RSIM_MUTANT_MODDIR
+#   rsim_mutant_build			-> RSIM_MUTANT_MODDIR, RSIM_MUTANT_ARG
 #   rsim_mutant_judge log		the suites must see the broken rule
 #   rsim_judge log... -- check-run.py options
 
@@ -46,10 +46,14 @@ rsim_boots_wait() {
 }
 
 # The mutant: rdmasim with one rule broken on purpose (rsim_alloc_mr() no
-# longer checks max_num_sg against max_fast_reg_page_list_len), built from
-# a copy of $RSIM_MODDIR so that only mr.c recompiles.
+# longer checks max_num_sg against max_fast_reg_page_list_len), built in a
+# copy of $RSIM_MODDIR with the same flags (W=1), so that only mr.c
+# recompiles. uml-init.sh's mutant part loads it from RSIM_MUTANT_MODDIR
+# (the kernel argument $RSIM_MUTANT_ARG).
 rsim_mutant_build() {
 	RSIM_MUTANT_MODDIR=$RSIM_OUT/build/uml-7.3-mutant
+	# shellcheck disable=SC2034 # for the scripts that source this one
+	RSIM_MUTANT_ARG="RSIM_MUTANT_MODDIR=$RSIM_MUTANT_MODDIR"
 	rm -rf "$RSIM_MUTANT_MODDIR"
 	cp -a "$RSIM_MODDIR" "$RSIM_MUTANT_MODDIR"
 	python3 - "$RSIM_MUTANT_MODDIR/drivers/infiniband/sw/rdmasim/mr.c" <<'PY'
@@ -61,21 +65,19 @@ rule = ("\tif (!max_num_sg ||\n"
 assert rule in s, "the rule to break is not in mr.c any more"
 open(p, "w").write(s.replace(rule, "\tif (!max_num_sg)\n"))
 PY
-	make -C "$RSIM_MUTANT_MODDIR" KDIR="$RSIM_KBUILD" ARCH=um \
+	make -C "$RSIM_MUTANT_MODDIR" KDIR="$RSIM_KBUILD" ARCH=um W=1 \
 		>"$RSIM_MUTANT_MODDIR.log" 2>&1 ||
 		die "building the mutant failed (log: $RSIM_MUTANT_MODDIR.log)"
 	stage "mutant: rdmasim built with its max_num_sg check removed"
 }
 
-# The mutant boots alone (no rxe0, siw0): its conformance row must be red
-# on exactly the rules that check the broken bound.
-# shellcheck disable=SC2034 # for the scripts that source this one
-RSIM_MUTANT_ARGS="RSIM_PEERS=0 RSIM_CONF_ARGS=target=rdmasim0,limit_budget=0"
-
+# rsim_mutant_judge <log>: the conformance suites ran on the mutant alone
+# (between RSIM-MUTANT markers); its row must be red on exactly the rules
+# that check the broken bound.
 rsim_mutant_judge() {
 	local log=$1
 	mkdir -p "$RSIM_OUT/mutant"
-	python3 "$RSIM_TOP/scripts/conformance-table.py" "$log" \
+	python3 "$RSIM_TOP/scripts/conformance-table.py" "$log" --section MUTANT \
 		--known "$RSIM_TOP/kunit/conformance/known-divergences" \
 		--doc "$RSIM_TOP/Documentation/conformance.rst" \
 		--out "$RSIM_OUT/mutant" --expect rdmasim0 >/dev/null

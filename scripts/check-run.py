@@ -164,8 +164,8 @@ def judge_selftest(logs):
 
 
 def times(name, lines):
-    """the RSIM-PART stages and the KUnit suites, from printk timestamps"""
-    marks = []
+    """the RSIM-PART stages and the suites in them, from printk timestamps"""
+    parts, suites = [], []
     for line in lines:
         m = TSTAMP.match(line)
         if not m:
@@ -173,19 +173,24 @@ def times(name, lines):
         t = float(m.group(1))
         text = ktap.strip_ts(line)
         if text.startswith('RSIM-INIT'):
-            marks.append((t, 'init'))
+            parts.append((t, 'init'))
         elif text.startswith('RSIM-PART '):
-            marks.append((t, text.split()[1]))
-        elif re.match(r'^ {4}# Subtest: ', text):
-            marks.append((t, '  ' + text.split()[-1]))
+            parts.append((t, text.split()[1]))
         elif text.startswith('RSIM-DONE'):
-            marks.append((t, 'done'))
+            parts.append((t, None))
+        elif re.match(r'^ {4}# Subtest: ', text):
+            suites.append((t, text.split()[-1]))
+        elif re.match(r'^RSIM-(KTAP|CONF|MUTANT)-END', text):
+            suites.append((t, None))
     print(f'{name}: seconds per stage (printk time)')
-    prev_t, prev = 0.0, 'kernel boot'
-    for t, what in marks:
-        print(f'  {prev:36} {t - prev_t:7.1f}')
-        prev_t, prev = t, what
-    print(f'  {"total":36} {prev_t:7.1f}')
+    marks = [(0.0, 'kernel boot')] + parts
+    for (t, what), (end, _) in zip(marks, marks[1:]):
+        print(f'  {what:36} {end - t:7.1f}')
+        inside = [(st, sn) for st, sn in suites if t <= st < end]
+        for (st, sn), (se, _) in zip(inside, inside[1:]):
+            if sn:
+                print(f'    {sn:34} {se - st:7.1f}')
+    print(f'  {"total":36} {marks[-1][0]:7.1f}')
 
 
 def main():

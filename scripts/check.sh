@@ -5,18 +5,21 @@
 #   1. host packages; Debian's linux-source-7.3; the debug UML kernel
 #      (cached in /var/cache/rdmasim after the first run)
 #   2. W=1 + sparse build against the UML 7.3 tree: the modules the boots
-#      load; then three UML boots at once, on the machine's CPUs
+#      load; then two UML boots side by side, one per CPU
 #      (Documentation/testing.rst has where the time goes):
-#      - kunit,selftest: rdmasim's KUnit suites, then the shell selftest;
 #      - conformance: the conformance suites on rdmasim0, rxe0 and siw0
 #        (a rule x device table in out/conformance.txt);
-#      - the mutant: rdmasim built with one rule broken must fail exactly
-#        that rule in the conformance suites;
-#      every log must be free of KASAN, kmemleak, lockdep, DMA-API, WARN
+#      - kunit,selftest,mutant: rdmasim's KUnit suites, the shell
+#        selftest, then the mutant: rdmasim built with one rule broken
+#        must fail exactly that rule in the conformance suites;
+#      both logs must be free of KASAN, kmemleak, lockdep, DMA-API, WARN
 #      and BUG reports
 #   3. while they run: lint (checkpatch --strict, kernel-doc), a W=1 build
 #      against Debian 12's stock 6.1 headers and a W=1 compile against
 #      Debian 13's 6.12 (a prepared UML tree)
+# Uses lib.sh's RSIM_TOP and RSIM_OUT; kernel.sh's RSIM_KSRC, RSIM_MODDIR,
+# RSIM_STOCK_KDIR and RSIM_PREPARED; boots.sh's RSIM_MUTANT_ARG and
+# RSIM_JUDGE_KUNIT (each file's header lists what it sets).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
@@ -32,16 +35,14 @@ python3 "$RSIM_TOP/scripts/check-run-test.py" >"$RSIM_OUT/check-run-test.log" 2>
 sparse=$(rsim_sparse)
 rsim_uml_ready debug uml-7.3 C=2 CHECK="$sparse"
 uml_moddir=$RSIM_MODDIR
+rsim_mutant_build
 
-# the longest boot first; the rest, the mutant's build included, fits
-# beside it (a failure in a later step stops the kernels)
+# two boots side by side; lint and the other builds beside them (a
+# failure there stops the kernels)
 rm -f "$RSIM_OUT"/uml-*.log "$RSIM_OUT"/uml-*.log.out
 rsim_boot conformance "$RSIM_OUT/uml-conformance.log"
-rsim_boot kunit,selftest "$RSIM_OUT/uml-kunit.log"
-rsim_mutant_build
-# shellcheck disable=SC2086 # words on purpose
-rsim_boot conformance "$RSIM_OUT/uml-mutant.log" RSIM_MODDIR="$RSIM_MUTANT_MODDIR" \
-	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARGS"
+rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
+	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
 "$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC"
 rsim_stock_headers
 rsim_build_modules "$RSIM_STOCK_KDIR" x86 stock-6.1
@@ -51,7 +52,7 @@ rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
 
 stage "waiting for the UML boots"
 rsim_boots_wait
-rsim_mutant_judge "$RSIM_OUT/uml-mutant.log"
+rsim_mutant_judge "$RSIM_OUT/uml-kunit.log"
 # shellcheck disable=SC2086 # words on purpose
 rsim_judge "$RSIM_OUT/uml-kunit.log" "$RSIM_OUT/uml-conformance.log" -- \
 	$RSIM_JUDGE_KUNIT "$uml_moddir/kunit/rdmasim_kunit.ko" --selftest \

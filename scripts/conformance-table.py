@@ -15,7 +15,11 @@ With --judge (make check), the run fails when
     or its anchor is missing from --doc (each must be explained).
 
 usage: conformance-table.py LOG [--out DIR] [--known FILE] [--doc RST]
-                            [--expect dev,dev] [--judge]
+                            [--expect dev,dev] [--judge] [--section MARK]
+
+--section MUTANT reads the KTAP between RSIM-MUTANT-BEGIN and -END (make
+check's mutant run) instead of RSIM-CONF-BEGIN and -END; the RSIM-* lines
+are described in Documentation/testing.rst ("The console protocol").
 """
 import argparse
 import json
@@ -34,11 +38,12 @@ TARGET = re.compile(r'rdma_conformance: target (\S+): driver (\S+), port (\d+), 
 STATUS = {ktap.PASS: 'PASS', ktap.SKIP: 'SKIP', ktap.FAIL: 'FAIL', ktap.CRASHED: 'FAIL'}
 
 
-def ktap_lines(path):
-    """The conformance section of a log (or the whole of a plain dmesg)."""
+def ktap_lines(path, mark='CONF'):
+    """The conformance section of a log, between RSIM-<mark>-BEGIN and
+    -END (or the whole of a plain dmesg)."""
     with open(path, errors='replace') if path != '-' else sys.stdin as f:
         lines = [ktap.strip_ts(line) for line in f]
-    sec = ktap.section(lines, 'RSIM-CONF-BEGIN', 'RSIM-CONF-END')
+    sec = ktap.section(lines, f'RSIM-{mark}-BEGIN', f'RSIM-{mark}-END')
     return lines if sec is None else sec
 
 
@@ -127,9 +132,10 @@ def main():
     ap.add_argument('--doc')
     ap.add_argument('--expect', default='')
     ap.add_argument('--judge', action='store_true')
+    ap.add_argument('--section', default='CONF')
     args = ap.parse_args()
 
-    devices, results, suites, order = parse(ktap_lines(args.log))
+    devices, results, suites, order = parse(ktap_lines(args.log, args.section))
     # rows by suite, in the order the suites run, then as first seen
     area_of = {rule: r['area'] for (_, rule), r in results.items()}
     order.sort(key=lambda rule: AREAS.index(area_of[rule])

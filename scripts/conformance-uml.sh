@@ -10,8 +10,9 @@
 # with one rule broken on purpose (rsim_alloc_mr() no longer checks
 # max_num_sg against max_fast_reg_page_list_len) and checked alone; the
 # run succeeds only if the rdmasim0 row turns red on the rules that check
-# that bound, and on no other. make check runs both beside its other boot
-# (scripts/boots.sh has the steps).
+# that bound, and on no other. make check runs both (the mutant at the end
+# of its kunit,selftest boot; scripts/boots.sh has the steps).
+# Uses lib.sh's RSIM_OUT and boots.sh's RSIM_MUTANT_ARG.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
@@ -21,10 +22,9 @@ rsim_uml_ready debug uml-7.3
 if [ "${1:-}" = --mutant ]; then
 	rsim_mutant_build
 	log=$RSIM_OUT/uml-mutant.log
-	# shellcheck disable=SC2086 # words on purpose
-	rsim_boot conformance "$log" RSIM_MODDIR="$RSIM_MUTANT_MODDIR" \
-		RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARGS"
+	rsim_boot mutant "$log" RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
 	rsim_boots_wait
+	rsim_judge "$log" -- || die "the mutant's log is not clean"
 	rsim_mutant_judge "$log"
 	exit 0
 fi

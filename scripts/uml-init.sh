@@ -5,12 +5,14 @@
 # read-only root; scripts/run-uml.sh passes, through the kernel command
 # line, RSIM_TOP, RSIM_MODDIR (where the rdmasim modules were built),
 # RSIM_MODROOT, RSIM_KVER, RSIM_MODE and the optional RSIM_PEERS,
-# RSIM_CONF_ARGS and RSIM_SCRIPT in the environment.
+# RSIM_CONF_ARGS, RSIM_MUTANT_MODDIR and RSIM_SCRIPT in the environment.
 #
 # RSIM_MODE is a comma-separated list of parts, run in this order:
 #   kunit        rdmasim_kunit.ko's suites (kunit.filter_glob= picks some)
 #   conformance  rdma_conformance.ko on every device (RSIM_CONF_ARGS)
 #   selftest     the shell selftest, scripts/uml-selftest.sh
+#   mutant       rdma_conformance.ko on rdmasim built with a rule broken
+#                (from RSIM_MUTANT_MODDIR), alone
 #   demo, bench, script	make demo, make bench, RSIM_SCRIPT (development)
 #   check        kunit,conformance,selftest: everything in one boot
 # rdmasim is always loaded first; the peers (rxe0 and siw0 over a veth
@@ -173,17 +175,31 @@ kunit() {
 # page_size 0 hangs siw (see Documentation/conformance.rst): hazards only
 # on the other two. RSIM_CONF_ARGS replaces the module parameters
 # (commas for spaces), e.g. RSIM_CONF_ARGS=target=rdmasim0,limit_budget=0.
+# conformance [MARK ARGS]: between RSIM-<MARK>-BEGIN and -END instead.
 conformance() {
-	local args="${RSIM_CONF_ARGS:-hazards=rdmasim0,rxe0}"
+	local mark="${1:-CONF}" args="${2:-${RSIM_CONF_ARGS:-hazards=rdmasim0,rxe0}}"
 
-	part conformance
-	say "RSIM-CONF-BEGIN"
+	say "RSIM-$mark-BEGIN"
 	# shellcheck disable=SC2046 # one word per parameter
 	check "insmod_rdma_conformance" \
 		insmod "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" \
 		$(echo "$args" | sed 's/,\([a-z_]*=\)/ \1/g')
-	say "RSIM-CONF-END"
+	say "RSIM-$mark-END"
 	check "rmmod_rdma_conformance" rmmod rdma_conformance
+}
+
+# The mutant: rdmasim built with one rule broken (scripts/boots.sh), from
+# $RSIM_MUTANT_MODDIR, in place of rdmasim, checked alone by the
+# conformance suites; its row must turn red (conformance-table.py
+# --section MUTANT), and the log must stay clean.
+mutant() {
+	if [ -d /sys/module/rdmasim ]; then
+		check "rmmod_rdmasim" rmmod rdmasim
+	fi
+	check "insmod_mutant_rdmasim" \
+		insmod "$RSIM_MUTANT_MODDIR/drivers/infiniband/sw/rdmasim/rdmasim.ko"
+	conformance MUTANT target=rdmasim0,limit_budget=0
+	check "rmmod_mutant_rdmasim" rmmod rdmasim
 }
 
 [ $peers = 1 ] && peers_up
@@ -193,7 +209,7 @@ rdmasim_up
 # fast-registration cycle on every device in the same boot.
 if wants bench; then
 	insmod "$RSIM_MODDIR/tools/bench/rdmasim_bench.ko"
-	RSIM_CONF_ARGS=${RSIM_CONF_ARGS:-suites=bench} conformance
+	conformance CONF "${RSIM_CONF_ARGS:-suites=bench}"
 	finish
 fi
 
@@ -211,11 +227,18 @@ if wants script; then
 fi
 
 wants kunit && kunit
-wants conformance && conformance
+if wants conformance; then
+	part conformance
+	conformance
+fi
 if wants selftest; then
 	part selftest
 	# shellcheck source=uml-selftest.sh
 	. "$RSIM_TOP/scripts/uml-selftest.sh"
+fi
+if wants mutant; then
+	part mutant
+	mutant
 fi
 # the selftest ends with rdmasim unloaded; every other run unloads it here
 if [ -d /sys/module/rdmasim ]; then
