@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # rdmasim: fetch Debian kernel sources and build the UML test kernel, both
 # cached under $RSIM_CACHE so that later runs skip them. Sourced after
 # lib.sh, whose RSIM_TOP, RSIM_CACHE, RSIM_OUT, SUDO, stage, die,
@@ -27,8 +28,9 @@ rsim_fetch_source() {
 	# shellcheck disable=SC2046
 	ver=$(apt-cache $(rsim_apt_opts) policy "linux-source-$series" |
 	      awk '/Candidate:/ { print $2 }')
-	[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
+	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 		die "linux-source-$series is not in the Debian archive"
+	fi
 	dir=$RSIM_CACHE/src/linux-source-$series-$ver
 	RSIM_KSRC=$dir/linux-source-$series
 	RSIM_KSRC_ID="$series-$ver"
@@ -136,8 +138,9 @@ rsim_check_config() {
 rsim_prepare_uml() {
 	local series=$1
 	local RSIM_KSRC RSIM_KSRC_ID RSIM_TREE	# the caller's tree stays current
-	KSRC= rsim_fetch_source "$series"
+	KSRC='' rsim_fetch_source "$series"
 	rsim_uml_tree prepared modules_prepare "$RSIM_TOP/kunit/configs/uml-compile.config"
+	# shellcheck disable=SC2034 # the caller's
 	RSIM_PREPARED=$RSIM_TREE/obj
 }
 

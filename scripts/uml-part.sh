@@ -11,6 +11,9 @@
 #					(kunit.filter_glob; about a minute)
 #   make kunit				every suite of rdmasim_kunit.ko
 #   make selftest			the shell selftest alone
+#
+# Uses lib.sh's RSIM_OUT, kernel.sh's RSIM_MODDIR (rsim_uml_ready) and
+# boots.sh's RSIM_JUDGE_KUNIT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
