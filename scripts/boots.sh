@@ -12,7 +12,8 @@
 #   rsim_mutant_judge log		the suites must see the broken rule
 #   rsim_judge log... -- check-run.py options
 
-RSIM_BOOTS=
+RSIM_BOOTS=''
+RSIM_BOOT_LOGS=''
 
 # A boot left running by a failing script is stopped (run-uml.sh stops
 # its kernel when it is terminated).
@@ -32,16 +33,22 @@ rsim_boot() {
 	shift 2
 	env "$@" "$RSIM_TOP/scripts/run-uml.sh" "$mode" "$log" >"$log.out" 2>&1 &
 	RSIM_BOOTS="$RSIM_BOOTS $!"
+	RSIM_BOOT_LOGS="$RSIM_BOOT_LOGS $log"
 	stage "booting UML ($mode): $log"
 }
 
 rsim_boots_wait() {
-	local p fail=0
+	local p log fail=
+	# shellcheck disable=SC2086 # one word per log
+	set -- $RSIM_BOOT_LOGS
 	for p in $RSIM_BOOTS; do
-		wait "$p" || fail=1
+		log=$1
+		shift
+		wait "$p" || fail="$fail $log"
 	done
-	RSIM_BOOTS=
-	[ $fail = 0 ] || die "a UML boot did not finish: $(cat "$RSIM_OUT"/uml-*.log.out)"
+	RSIM_BOOTS=''
+	RSIM_BOOT_LOGS=''
+	[ -z "$fail" ] || die "UML boot did not finish:$fail"
 	stage "UML boots finished"
 }
 
