@@ -31,11 +31,9 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 n=0
 fails=0
 
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t debugfs debugfs /sys/kernel/debug
-# scratch space; /tmp stays the host's (the repository may live there)
-mount -t tmpfs tmpfs /run
+# proc, sysfs, debugfs, and a tmpfs on /run for scratch files (/tmp stays
+# the host's: the repository may live there); one mount for all four
+mount -a -T "$RSIM_TOP/scripts/uml-fstab"
 
 say() {
 	echo "$*" >/dev/kmsg
