@@ -146,6 +146,8 @@ def main():
              [log(tmp, [], selftest=('ok 1 one', 'not ok 2 two')), '--selftest']),
             ('selftest lines lost', 1, '1 results, plan 2',
              [log(tmp, [], selftest=('ok 1 one',)), '--selftest']),
+            ('a failed setup check in a KUnit-only run', 1, 'selftest: not ok 2 two',
+             [log(tmp, ktap(SUITES), selftest=('ok 1 one', 'not ok 2 two')), '--kunit', ko]),
             ('no KTAP at all', 1, 'suite rsim_a is missing',
              [log(tmp, []), '--kunit', ko]),
         ]

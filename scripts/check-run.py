@@ -19,8 +19,10 @@ protocol"); KTAP is read by ktap.py, the one parser.
              exactly the suites the table of "KUnit suites" in RST
              documents, so that a suite deleted from the source (and so
              from the module) fails the run.
---selftest   at least one log holds the shell selftest: every RSIM-SELFTEST
-             line is ok, and each log has as many as its plan says.
+--selftest   at least one log ran the shell selftest (RSIM-PART selftest).
+             In every log, every RSIM-SELFTEST line (the checks of the
+             setup, the selftest and the teardown) must be ok, and there
+             must be as many as its plan says.
 --conformance DEVS  the conformance suites (between RSIM-CONF markers) on
              these devices, judged and tabulated by conformance-table.py
              (--out: where the table goes).
@@ -140,7 +142,9 @@ def judge_kunit(logs, ko, glob, doc, json_out):
     return problems
 
 
-def judge_selftest(logs):
+def judge_checks(logs):
+    """every RSIM-SELFTEST line of every log (the setup's, the teardown's
+    and the shell selftest's checks): none fails, none is lost"""
     problems = []
     total = 0
     for name, lines in logs:
@@ -150,7 +154,7 @@ def judge_selftest(logs):
         plan = [int(m.group(1)) for m in (re.match(r'1\.\.(\d+)$', line) for line in st) if m]
         bad = [line for line in results if line.startswith('not ok')]
         total += len(results)
-        print(f'{name}: shell selftest {len(results) - len(bad)} ok, {len(bad)} not ok')
+        print(f'{name}: RSIM-SELFTEST checks {len(results) - len(bad)} ok, {len(bad)} not ok')
         for line in st:
             if line.startswith('#'):
                 print('  ' + line)
@@ -158,8 +162,6 @@ def judge_selftest(logs):
         if not plan or plan[-1] != len(results):
             problems.append(f'{name}: selftest: {len(results)} results, plan '
                             f'{plan[-1] if plan else "missing"}')
-    if not any(re.search(r'RSIM-PART selftest', line) for _, lines in logs for line in lines):
-        problems.append('no log ran the shell selftest (RSIM-PART selftest)')
     return problems
 
 
@@ -216,8 +218,10 @@ def main():
         problems += clean_log(name, lines)
     if args.kunit:
         problems += judge_kunit(logs, args.kunit, args.glob, args.doc, args.json)
-    if args.selftest:
-        problems += judge_selftest(logs)
+    problems += judge_checks(logs)
+    if args.selftest and not any('RSIM-PART selftest' in line
+                                 for _, lines in logs for line in lines):
+        problems.append('no log ran the shell selftest (RSIM-PART selftest)')
     if args.conformance:
         conf = [path for path, (_, lines) in zip(args.logs, logs)
                 if ktap.section(lines, 'RSIM-CONF-BEGIN', 'RSIM-CONF-END') is not None]
