@@ -104,6 +104,35 @@ def log(tmp, body, selftest=('ok 1 one', 'ok 2 two'), plan=2, leak=()):
     return path
 
 
+CONF_C = '''
+struct kunit_suite { const char name[256]; void *cases; };
+static struct kunit_suite mr = { "rdma_conformance_mr" }, map = { "rdma_conformance_map" },
+	bench = { "rdma_conformance_bench" };
+static struct kunit_suite *const rcf_templates[] __attribute__((used)) = { &mr, &map, &bench };
+static char *suites __attribute__((used)) = "mr,map";
+'''
+
+
+def conformance_module(tmp):
+    """templates mr, map and bench; suites= defaults to mr,map"""
+    c = os.path.join(tmp, 'conf.c')
+    with open(c, 'w') as f:
+        f.write(CONF_C)
+    ko = os.path.join(tmp, 'conf.ko')
+    subprocess.run(['gcc', '-c', '-O2', '-o', ko, c], check=True)
+    return ko
+
+
+def conformance(areas):
+    out = ['RSIM-CONF-BEGIN', 'KTAP version 1', f'1..{len(areas)}',
+           'rdma_conformance: target dev0: driver rdmasim, port 1, InfiniBand']
+    for i, a in enumerate(areas, 1):
+        out += ['    KTAP version 1', f'    # Subtest: rdma_conformance_{a}.dev0', '    1..1',
+                f'    # {a}_rule: rule: the rule [x.c]', f'    ok 1 {a}_rule',
+                f'ok {i} rdma_conformance_{a}.dev0']
+    return out + ['RSIM-CONF-END']
+
+
 def judge(*args):
     res = subprocess.run([sys.executable, os.path.join(HERE, 'check-run.py'), *args],
                          capture_output=True, text=True)
@@ -150,6 +179,13 @@ def main():
              [log(tmp, ktap(SUITES), selftest=('ok 1 one', 'not ok 2 two')), '--kunit', ko]),
             ('no KTAP at all', 1, 'suite rsim_a is missing',
              [log(tmp, []), '--kunit', ko]),
+            ('conformance: every suite the module runs by default', 0, 'run clean',
+             [log(tmp, conformance(['mr', 'map'])), '--conformance', 'dev0',
+              '--conformance-module', conformance_module(tmp)]),
+            ('conformance: a suite of the module missing', 1,
+             'suite rdma_conformance_map.dev0 is missing',
+             [log(tmp, conformance(['mr'])), '--conformance', 'dev0',
+              '--conformance-module', conformance_module(tmp)]),
         ]
         for what, want_rc, want, args in cases:
             rc, out = judge(*args)

@@ -3,7 +3,8 @@
 """Judge UML test runs from their console logs.
 
 usage: check-run.py LOG... [--kunit KO [--glob GLOB] [--doc RST]]
-                    [--selftest] [--conformance DEV,DEV,... [--top DIR]]
+                    [--selftest] [--conformance DEV,DEV,... [--top DIR]
+                    [--conformance-module KO]]
                     [--json FILE] [--out DIR] [--times]
 
 Every log (one per UML boot of the run) must have finished (RSIM-DONE),
@@ -25,7 +26,9 @@ protocol"); KTAP is read by ktap.py, the one parser.
              must be as many as its plan says.
 --conformance DEVS  the conformance suites (between RSIM-CONF markers) on
              these devices, judged and tabulated by conformance-table.py
-             (--out: where the table goes).
+             (--out: where the table goes; --conformance-module KO: the
+             suites each device must have are the ones the built
+             rdma_conformance.ko runs by default).
 --times      where the time went, per log: the RSIM-PART stages and each
              KUnit suite, from the printk timestamps.
 """
@@ -203,6 +206,7 @@ def main():
     ap.add_argument('--doc')
     ap.add_argument('--selftest', action='store_true')
     ap.add_argument('--conformance', metavar='DEVS')
+    ap.add_argument('--conformance-module', metavar='KO')
     ap.add_argument('--top', default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument('--json')
     ap.add_argument('--out')
@@ -235,6 +239,8 @@ def main():
                    '--doc', os.path.join(top, 'Documentation', 'conformance.rst')]
             if args.out:
                 cmd += ['--out', args.out]
+            if args.conformance_module:
+                cmd += ['--module', args.conformance_module]
             print()
             res = subprocess.run(cmd, capture_output=True, text=True)
             sys.stdout.write(res.stdout + res.stderr)

@@ -56,6 +56,8 @@ rsim_mutant_judge "$RSIM_OUT/uml-kunit.log"
 # shellcheck disable=SC2086 # words on purpose
 rsim_judge "$RSIM_OUT/uml-kunit.log" "$RSIM_OUT/uml-conformance.log" -- \
 	$RSIM_JUDGE_KUNIT "$uml_moddir/kunit/rdmasim_kunit.ko" --selftest \
-	--conformance rdmasim0,rxe0,siw0 --json "$RSIM_OUT/kunit.json" --out "$RSIM_OUT" ||
+	--conformance rdmasim0,rxe0,siw0 \
+	--conformance-module "$uml_moddir/kunit/conformance/rdma_conformance.ko" \
+	--json "$RSIM_OUT/kunit.json" --out "$RSIM_OUT" ||
 	die "make check failed"
 stage "make check passed"

@@ -16,6 +16,11 @@ With --judge (make check), the run fails when
 
 usage: conformance-table.py LOG [--out DIR] [--known FILE] [--doc RST]
                             [--expect dev,dev] [--judge] [--section MARK]
+                            [--module rdma_conformance.ko]
+
+--module: the suites every --expect device must have are the ones the
+built module runs by default (read from its ELF by kosuites.py), not
+the list in this file.
 
 --section MUTANT reads the KTAP between RSIM-MUTANT-BEGIN and -END (make
 check's mutant run) instead of RSIM-CONF-BEGIN and -END; the RSIM-* lines
@@ -29,8 +34,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ktap  # noqa: E402  (the one KTAP parser)
+import kosuites  # noqa: E402
 
+# the suites a run without suites= has, in the order they run (--module
+# reads them from the built rdma_conformance.ko instead)
 AREAS = ['mr', 'map', 'frwr', 'limits']
+PREFIX = 'rdma_conformance_'
 SUITE = re.compile(r'^rdma_conformance_(\w+)\.(\S+)$')
 RULE = re.compile(r'^ {4}# (\w+): rule: (.*) \[(.*)\]$')
 FAILED = re.compile(r'^ {4}# (\w+): (EXPECTATION|ASSERTION) FAILED at (\S+)')
@@ -97,6 +106,14 @@ def parse(lines):
     return devices, results, suites, order
 
 
+def module_areas(ko):
+    """the suites the built module runs by default: its templates
+    (rcf_templates) that its suites= parameter's default names"""
+    templates = kosuites.pointed_strings(ko, 'rcf_templates')
+    default = kosuites.pointed_strings(ko, 'suites')[0].split(',')
+    return [t[len(PREFIX):] for t in templates if t[len(PREFIX):] in default]
+
+
 def new_result(area, rule):
     return {'area': area, 'name': rule, 'rule': '', 'source': '',
             'status': 'MISSING', 'skip': None, 'observed': [], 'params': []}
@@ -133,13 +150,15 @@ def main():
     ap.add_argument('--expect', default='')
     ap.add_argument('--judge', action='store_true')
     ap.add_argument('--section', default='CONF')
+    ap.add_argument('--module')
     args = ap.parse_args()
 
     devices, results, suites, order = parse(ktap_lines(args.log, args.section))
+    areas = module_areas(args.module) if args.module else AREAS
     # rows by suite, in the order the suites run, then as first seen
     area_of = {rule: r['area'] for (_, rule), r in results.items()}
-    order.sort(key=lambda rule: AREAS.index(area_of[rule])
-               if area_of.get(rule) in AREAS else len(AREAS))
+    order.sort(key=lambda rule: areas.index(area_of[rule])
+               if area_of.get(rule) in areas else len(areas))
     known = load_known(args.known)
     devs = list(devices) or sorted({d for d, _ in results})
     # rdmasim first: the reference the others are read against
@@ -156,7 +175,7 @@ def main():
         if d not in devices:
             problems.append(f'{d}: no conformance results')
         else:
-            for a in AREAS:
+            for a in areas:
                 if (d, a) not in suites:
                     problems.append(f'{d}: suite rdma_conformance_{a}.{d} is missing')
 

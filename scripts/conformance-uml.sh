@@ -32,5 +32,6 @@ fi
 log=$RSIM_OUT/uml-conformance.log
 rsim_boot conformance "$log"
 rsim_boots_wait
-rsim_judge "$log" -- --conformance rdmasim0,rxe0,siw0 --out "$RSIM_OUT" ||
+rsim_judge "$log" -- --conformance rdmasim0,rxe0,siw0 --out "$RSIM_OUT" \
+	--conformance-module "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" ||
 	die "the conformance suites failed"
