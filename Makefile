@@ -8,6 +8,8 @@
 #   make demo					boot UML with rdmasim, rxe, siw
 #   make bench					figures from a non-debug UML kernel
 #   make conformance				the conformance suites alone (UML)
+#   make kunit [SUITE=<glob>]			KUnit suites in one UML boot
+#   make selftest				the shell selftest in one UML boot
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -31,4 +33,11 @@ bench:
 conformance:
 	scripts/conformance-uml.sh
 
-.PHONY: all modules clean check demo bench conformance
+SUITE ?= *
+kunit:
+	scripts/uml-part.sh kunit '$(SUITE)'
+
+selftest:
+	scripts/uml-part.sh selftest
+
+.PHONY: all modules clean check demo bench conformance kunit selftest

@@ -9,7 +9,8 @@
 #  - the conformance module's bench suite (suites=bench): ns per
 #    REG_MR + 4 KiB RDMA WRITE + LOCAL_INV cycle on every device, with
 #    ratios against rdmasim0.
-# Never fails on speed.
+# Never fails on speed. Uses lib.sh's RSIM_TOP and RSIM_OUT, and
+# kernel.sh's rsim_uml_ready.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"

@@ -1,25 +1,48 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Judge one UML test run from its console log.
+"""Judge UML test runs from their console logs.
 
-The run fails on: a KUnit suite that failed or is missing (the expected
-suites are the ones kunit/*.c declare), a failed shell selftest line, and
-any KASAN, kmemleak, lockdep, DMA-API debug, WARN or BUG report anywhere in
-the log, even when every case passed.
+usage: check-run.py LOG... [--kunit KO [--glob GLOB] [--doc RST]]
+                    [--selftest] [--conformance DEV,DEV,... [--top DIR]
+                    [--conformance-module KO]]
+                    [--json FILE] [--out DIR] [--times]
 
-The conformance suites (rdma_conformance.ko, between RSIM-CONF markers)
-are judged by conformance-table.py, which prints the rule x device table
-and writes it to the output directory.
+Every log (one per UML boot of the run) must have finished (RSIM-DONE),
+had kmemleak read, and hold no KASAN, kmemleak, lockdep, DMA-API debug,
+WARN or BUG report anywhere, even when every case passed. The RSIM-* lines
+the guest prints are described in Documentation/testing.rst ("The console
+protocol"); KTAP is read by ktap.py, the one parser.
 
-usage: check-run.py <console log> <kernel source> <repo top> [--json out]
-                    [--conformance dev,dev,... --out dir]
+--kunit KO   the KUnit suites that must have run and passed are the ones
+             the built module KO declares (read from its ELF by
+             kosuites.py), those matching GLOB (kunit.filter_glob's suite
+             part) when given; with --doc, the module must also declare
+             exactly the suites the table of "KUnit suites" in RST
+             documents, so that a suite deleted from the source (and so
+             from the module) fails the run.
+--selftest   at least one log ran the shell selftest (RSIM-PART selftest).
+             In every log, every RSIM-SELFTEST line (the checks of the
+             setup, the selftest and the teardown) must be ok, and there
+             must be as many as its plan says.
+--conformance DEVS  the conformance suites (between RSIM-CONF markers) on
+             these devices, judged and tabulated by conformance-table.py
+             (--out: where the table goes; --conformance-module KO: the
+             suites each device must have are the ones the built
+             rdma_conformance.ko runs by default).
+--times      where the time went, per log: the RSIM-PART stages and each
+             KUnit suite, from the printk timestamps.
 """
-import glob
+import argparse
+import fnmatch
 import json
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kosuites  # noqa: E402
+import ktap  # noqa: E402
 
 # Reports that fail a run wherever they appear.
 BAD = [
@@ -44,141 +67,189 @@ BAD = [
 # from it is a report.
 DMA_API_OK = re.compile(r'DMA-API: (preallocated \d+ debug entries|'
                         r'debugging enabled by kernel config)')
+TSTAMP = re.compile(r'^\[\s*(\d+\.\d+)\]')
 
 
-def expected_suites(top):
-    names = []
-    for path in sorted(glob.glob(os.path.join(top, 'kunit', '*.c'))):
-        with open(path) as f:
-            names += re.findall(r'\.name = "(rdmasim_\w+)",\s*\n\s*\.(?:suite_init|init|test_cases)', f.read())
-    return names
+def documented_suites(rst):
+    """the suite names in the first column of the "KUnit suites" table"""
+    with open(rst) as f:
+        text = f.read()
+    m = re.search(r'^KUnit suites\n=+\n(.*?)(?=^\S[^\n]*\n=+\n)', text, re.M | re.S)
+    if not m:
+        raise ValueError(f'{rst}: no "KUnit suites" section')
+    return re.findall(r'^   \* - ``(\w+)``', m.group(1), re.M)
 
 
-def strip_ts(line):
-    return re.sub(r'^\[\s*\d+\.\d+\]\s?', '', line)
+def clean_log(name, lines):
+    """the reports that fail a run, and the protocol lines every log needs"""
+    problems = []
+    for i, line in enumerate(lines):
+        text = ktap.strip_ts(line)
+        for pat, kind in BAD:
+            if re.search(pat, text):
+                problems.append(f'{name}: {kind} report at line {i + 1}: {text.strip()}')
+                break
+        if 'DMA-API:' in text and not DMA_API_OK.search(text):
+            problems.append(f'{name}: DMA-API report at line {i + 1}: {text.strip()}')
+    if not any('RSIM-DONE' in line for line in lines):
+        problems.append(f'{name}: the run did not finish (no RSIM-DONE)')
+    leak = ktap.section(lines, 'RSIM-KMEMLEAK-BEGIN', 'RSIM-KMEMLEAK-END')
+    if leak is None:
+        problems.append(f'{name}: kmemleak was not read')
+    else:
+        leak = [line for line in leak if line.strip() and 'RSIM-' not in line]
+        if leak:
+            problems.append(f'{name}: kmemleak lists objects:\n  ' + '\n  '.join(leak[:40]))
+    return problems
 
 
-def option(name):
-    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
+def judge_kunit(logs, ko, glob, doc, json_out):
+    problems = []
+    declared = kosuites.module_suites(ko)
+    if not declared:
+        problems.append(f'{ko} declares no KUnit suite')
+    if doc:
+        documented = documented_suites(doc)
+        for name in documented:
+            if name not in declared:
+                problems.append(f'suite {name} is documented in {doc} but {ko} does not declare it')
+        for name in declared:
+            if name not in documented:
+                problems.append(f'suite {name} of {ko} is not documented in {doc}')
+    want = [s for s in declared if fnmatch.fnmatchcase(s, (glob or '*').split('.')[0])]
+    sections = [(name, ktap.section(lines, 'RSIM-KTAP-BEGIN', 'RSIM-KTAP-END'))
+                for name, lines in logs]
+    sections = [(name, sec) for name, sec in sections if sec is not None]
+    if len(sections) != 1:
+        problems.append(f'{len(sections)} KTAP sections in the logs, want one')
+    run = ktap.parse(sections[0][1] if sections else [])
+    suites = {s.name: s for s in run.subtests}
+    if json_out:
+        with open(json_out, 'w') as f:
+            json.dump(run.to_dict(), f, indent=1)
+    print('suite                 cases (parameters counted)')
+    for name in want:
+        s = suites.get(name)
+        st = 'MISSING' if s is None else 'PASS' if s.ok() else s.status
+        print(f'  {name:20} {len(s.leaves()) if s else 0:4}  {st}')
+        if s is None:
+            problems.append(f'suite {name} is missing from the run')
+        elif not s.ok():
+            problems.append(f'suite {name}: {s.status}, failed: {s.failed()}')
+            for line in s.all_log():
+                if 'FAILED' in line or re.match(r'^ {4,}[^ #]', line):
+                    print('    ' + line.strip())
+    for name in suites:
+        if name not in want:
+            problems.append(f'suite {name} ran but {ko} does not declare it (or --glob excludes it)')
+    return problems
+
+
+def judge_checks(logs):
+    """every RSIM-SELFTEST line of every log (the setup's, the teardown's
+    and the shell selftest's checks): none fails, none is lost"""
+    problems = []
+    total = 0
+    for name, lines in logs:
+        st = [ktap.strip_ts(line).split('RSIM-SELFTEST ', 1)[1]
+              for line in lines if 'RSIM-SELFTEST ' in line]
+        results = [line for line in st if re.match(r'(not )?ok \d+ ', line)]
+        plan = [int(m.group(1)) for m in (re.match(r'1\.\.(\d+)$', line) for line in st) if m]
+        bad = [line for line in results if line.startswith('not ok')]
+        total += len(results)
+        print(f'{name}: RSIM-SELFTEST checks {len(results) - len(bad)} ok, {len(bad)} not ok')
+        for line in st:
+            if line.startswith('#'):
+                print('  ' + line)
+        problems += [f'{name}: selftest: {line}' for line in bad]
+        if not plan or plan[-1] != len(results):
+            problems.append(f'{name}: selftest: {len(results)} results, plan '
+                            f'{plan[-1] if plan else "missing"}')
+    return problems
+
+
+def times(name, lines):
+    """the RSIM-PART stages and the suites in them, from printk timestamps"""
+    parts, suites = [], []
+    for line in lines:
+        m = TSTAMP.match(line)
+        if not m:
+            continue
+        t = float(m.group(1))
+        text = ktap.strip_ts(line)
+        if text.startswith('RSIM-INIT'):
+            parts.append((t, 'init'))
+        elif text.startswith('RSIM-PART '):
+            parts.append((t, text.split()[1]))
+        elif text.startswith('RSIM-DONE'):
+            parts.append((t, None))
+        elif re.match(r'^ {4}# Subtest: ', text):
+            suites.append((t, text.split()[-1]))
+        elif re.match(r'^RSIM-(KTAP|CONF|MUTANT)-END', text):
+            suites.append((t, None))
+    print(f'{name}: seconds per stage (printk time)')
+    marks = [(0.0, 'kernel boot')] + parts
+    for (t, what), (end, _) in zip(marks, marks[1:]):
+        print(f'  {what:36} {end - t:7.1f}')
+        inside = [(st, sn) for st, sn in suites if t <= st < end]
+        for (st, sn), (se, _) in zip(inside, inside[1:]):
+            if sn:
+                print(f'    {sn:34} {se - st:7.1f}')
+    print(f'  {"total":36} {marks[-1][0]:7.1f}')
 
 
 def main():
-    log_path, ksrc, top = sys.argv[1:4]
-    json_out = option('--json')
-    conf_devs = option('--conformance')
-    out_dir = option('--out')
-    with open(log_path, errors='replace') as f:
-        lines = f.read().splitlines()
+    ap = argparse.ArgumentParser()
+    ap.add_argument('logs', nargs='+')
+    ap.add_argument('--kunit', metavar='KO')
+    ap.add_argument('--glob')
+    ap.add_argument('--doc')
+    ap.add_argument('--selftest', action='store_true')
+    ap.add_argument('--conformance', metavar='DEVS')
+    ap.add_argument('--conformance-module', metavar='KO')
+    ap.add_argument('--top', default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument('--json')
+    ap.add_argument('--out')
+    ap.add_argument('--times', action='store_true')
+    args = ap.parse_args()
+
+    logs = []
+    for path in args.logs:
+        with open(path, errors='replace') as f:
+            logs.append((os.path.basename(path), f.read().splitlines()))
     problems = []
-
-    # 1. reports anywhere in the log
-    for i, line in enumerate(lines):
-        text = strip_ts(line)
-        for pat, kind in BAD:
-            if re.search(pat, text):
-                problems.append(f'{kind} report at log line {i + 1}: {text.strip()}')
-                break
-        if 'DMA-API:' in text and not DMA_API_OK.search(text):
-            problems.append(f'DMA-API report at log line {i + 1}: {text.strip()}')
-
-    # 2. KTAP between the markers, through the kernel's own parser
-    try:
-        b = next(i for i, l in enumerate(lines) if 'RSIM-KTAP-BEGIN' in l)
-        e = next(i for i, l in enumerate(lines) if 'RSIM-KTAP-END' in l)
-    except StopIteration:
-        problems.append('no KTAP section in the log')
-        b = e = 0
-    ktap = '\n'.join(lines[b + 1:e]) + '\n'
-    suites = {}
-    if e > b:
-        kunit = os.path.join(ksrc, 'tools', 'testing', 'kunit', 'kunit.py')
-        res = subprocess.run([sys.executable, kunit, 'parse', '--json'],
-                             input=ktap, capture_output=True, text=True)
-        try:
-            doc = json.loads(res.stdout[res.stdout.index('{'):])
-        except (ValueError, json.JSONDecodeError):
-            problems.append('kunit.py parse gave no JSON:\n' + res.stdout[-2000:] + res.stderr[-2000:])
-            doc = {'test_cases': []}
-        def bad(group):
-            m = group.get('misc', {})
-            return m.get('failed', 0) + m.get('crashed', 0) + m.get('errors', 0)
-
-        for suite in doc.get('sub_groups', []):
-            failed = [c['name'] for c in suite.get('test_cases', [])
-                      if c.get('status') not in ('PASS', 'SKIP')]
-            failed += [g['name'] for g in suite.get('sub_groups', []) if bad(g)]
-            ok = not bad(suite) and not failed and suite.get('misc', {}).get('tests', 0)
-            suites[suite['name']] = ('PASS' if ok else 'FAIL', failed)
-        sys.stdout.write(subprocess.run([sys.executable, kunit, 'parse', '--summary'],
-                                        input=ktap, capture_output=True,
-                                        text=True).stdout)
-        if json_out:
-            with open(json_out, 'w') as f:
-                f.write(res.stdout)
-
-    want = expected_suites(top)
-    for name in want:
-        if name not in suites:
-            problems.append(f'suite {name} is missing from the run')
-        elif suites[name][0] != 'PASS':
-            problems.append(f'suite {name}: {suites[name][0]}, failed: {suites[name][1]}')
-
-    # case counts, each parameter of a parameterised case counted, from
-    # the raw KTAP: 8-space results are parameters of the next 4-space one
-    counts = {}
-    current = None
-    params = 0
-    for line in ktap.splitlines():
-        t = strip_ts(line)
-        m = re.match(r'\s*# Subtest: (rdmasim_\w+)', t)
-        if m:
-            current = m.group(1)
-            counts[current] = 0
-            params = 0
-        elif current and re.match(r' {8}(not )?ok \d+ ', t):
-            params += 1
-        elif current and re.match(r' {4}(not )?ok \d+ ', t):
-            counts[current] += params or 1
-            params = 0
-    print('suite                 cases (parameters counted)')
-    for name in want:
-        st = suites.get(name, ('MISSING', []))[0]
-        print(f'  {name:20} {counts.get(name, 0):4}  {st}')
-
-    # 3. the shell selftest
-    st_lines = [strip_ts(l) for l in lines if 'RSIM-SELFTEST' in l]
-    oks = [l for l in st_lines if re.search(r'RSIM-SELFTEST ok \d+', l)]
-    bad = [l for l in st_lines if 'RSIM-SELFTEST not ok' in l]
-    print(f'shell selftest: {len(oks)} ok, {len(bad)} not ok')
-    for l in bad:
-        problems.append('selftest: ' + l.split('RSIM-SELFTEST ', 1)[1])
-    for l in st_lines:
-        if 'RSIM-SELFTEST #' in l:
-            print('  ' + l.split('RSIM-SELFTEST ', 1)[1])
-
-    # 4. the conformance suites: the table, and its judgement
-    if conf_devs:
-        cmd = [sys.executable, os.path.join(top, 'scripts', 'conformance-table.py'),
-               log_path, '--expect', conf_devs, '--judge',
-               '--known', os.path.join(top, 'kunit', 'conformance', 'known-divergences'),
-               '--doc', os.path.join(top, 'Documentation', 'conformance.rst')]
-        if out_dir:
-            cmd += ['--out', out_dir]
+    for name, lines in logs:
+        problems += clean_log(name, lines)
+    if args.kunit:
+        problems += judge_kunit(logs, args.kunit, args.glob, args.doc, args.json)
+    problems += judge_checks(logs)
+    if args.selftest and not any('RSIM-PART selftest' in line
+                                 for _, lines in logs for line in lines):
+        problems.append('no log ran the shell selftest (RSIM-PART selftest)')
+    if args.conformance:
+        conf = [path for path, (_, lines) in zip(args.logs, logs)
+                if ktap.section(lines, 'RSIM-CONF-BEGIN', 'RSIM-CONF-END') is not None]
+        if len(conf) != 1:
+            problems.append(f'{len(conf)} logs with conformance results, want one')
+        else:
+            top = args.top
+            cmd = [sys.executable, os.path.join(top, 'scripts', 'conformance-table.py'),
+                   conf[0], '--expect', args.conformance, '--judge',
+                   '--known', os.path.join(top, 'kunit', 'conformance', 'known-divergences'),
+                   '--doc', os.path.join(top, 'Documentation', 'conformance.rst')]
+            if args.out:
+                cmd += ['--out', args.out]
+            if args.conformance_module:
+                cmd += ['--module', args.conformance_module]
+            print()
+            res = subprocess.run(cmd, capture_output=True, text=True)
+            sys.stdout.write(res.stdout + res.stderr)
+            if res.returncode:
+                problems.append('conformance: see "conformance FAILED" above')
+    if args.times:
         print()
-        res = subprocess.run(cmd, capture_output=True, text=True)
-        sys.stdout.write(res.stdout + res.stderr)
-        if res.returncode:
-            problems.append('conformance: see "conformance FAILED" above')
-
-    # 5. kmemleak's list, printed between markers
-    try:
-        kb = next(i for i, l in enumerate(lines) if 'RSIM-KMEMLEAK-BEGIN' in l)
-        ke = next(i for i, l in enumerate(lines) if 'RSIM-KMEMLEAK-END' in l)
-        leak = [l for l in lines[kb + 1:ke] if l.strip() and 'RSIM-' not in l]
-        if leak:
-            problems.append('kmemleak lists objects:\n  ' + '\n  '.join(leak[:40]))
-    except StopIteration:
-        problems.append('kmemleak was not read')
+        for name, lines in logs:
+            times(name, lines)
 
     if problems:
         print('\nFAILED:')

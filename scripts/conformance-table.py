@@ -15,7 +15,16 @@ With --judge (make check), the run fails when
     or its anchor is missing from --doc (each must be explained).
 
 usage: conformance-table.py LOG [--out DIR] [--known FILE] [--doc RST]
-                            [--expect dev,dev] [--judge]
+                            [--expect dev,dev] [--judge] [--section MARK]
+                            [--module rdma_conformance.ko]
+
+--module: the suites every --expect device must have are the ones the
+built module runs by default (read from its ELF by kosuites.py), not
+the list in this file.
+
+--section MUTANT reads the KTAP between RSIM-MUTANT-BEGIN and -END (make
+check's mutant run) instead of RSIM-CONF-BEGIN and -END; the RSIM-* lines
+are described in Documentation/testing.rst ("The console protocol").
 """
 import argparse
 import json
@@ -23,101 +32,86 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ktap  # noqa: E402  (the one KTAP parser)
+import kosuites  # noqa: E402
+
+# the suites a run without suites= has, in the order they run (--module
+# reads them from the built rdma_conformance.ko instead)
 AREAS = ['mr', 'map', 'frwr', 'limits']
-TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
-SUITE = re.compile(r'^ {4}# Subtest: rdma_conformance_(\w+)\.(\S+)$')
-CASE = re.compile(r'^ {4}(not ok|ok) \d+ (\w+)(?: # SKIP ?(.*))?$')
-PARAM = re.compile(r'^ {8}(not ok|ok) \d+ (.+?)(?: # SKIP ?(.*))?$')
-PARAM_CASE = re.compile(r'^ {8}# Subtest: (\w+)$')
-TOP = re.compile(r'^(not ok|ok) \d+ rdma_conformance_(\w+)\.(\S+)')
+PREFIX = 'rdma_conformance_'
+SUITE = re.compile(r'^rdma_conformance_(\w+)\.(\S+)$')
 RULE = re.compile(r'^ {4}# (\w+): rule: (.*) \[(.*)\]$')
 FAILED = re.compile(r'^ {4}# (\w+): (EXPECTATION|ASSERTION) FAILED at (\S+)')
 TARGET = re.compile(r'rdma_conformance: target (\S+): driver (\S+), port (\d+), (.*)$')
+STATUS = {ktap.PASS: 'PASS', ktap.SKIP: 'SKIP', ktap.FAIL: 'FAIL', ktap.CRASHED: 'FAIL'}
 
 
-def ktap_lines(path):
-    """The conformance section of a log, timestamps stripped."""
+def ktap_lines(path, mark='CONF'):
+    """The conformance section of a log, between RSIM-<mark>-BEGIN and
+    -END (or the whole of a plain dmesg)."""
     with open(path, errors='replace') if path != '-' else sys.stdin as f:
-        lines = [TS.sub('', l.rstrip('\n')) for l in f]
-    begin = [i for i, l in enumerate(lines) if 'RSIM-CONF-BEGIN' in l]
-    end = [i for i, l in enumerate(lines) if 'RSIM-CONF-END' in l]
-    if begin and end:
-        return lines[begin[-1] + 1:end[-1]]
-    return lines
+        lines = [ktap.strip_ts(line) for line in f]
+    sec = ktap.section(lines, f'RSIM-{mark}-BEGIN', f'RSIM-{mark}-END')
+    return lines if sec is None else sec
+
+
+def observed(dev, chunks):
+    """what a failed rule printed: the lines after each "FAILED at" line,
+    its RCF_FAIL messages ("[<device>] ...") and a KUNIT_ASSERT's
+    "Expected ..." lines"""
+    out = []
+    for chunk in chunks:
+        failing = False
+        for line in chunk:
+            if FAILED.match(line):
+                failing = True
+            elif failing and line.startswith(f'[{dev}] '):
+                out.append(line[len(dev) + 3:])
+            elif failing and re.match(r'^ {4,}[^ #]', line):
+                out.append(line.strip())
+            else:
+                failing = False
+    return out
 
 
 def parse(lines):
-    """devices: {dev: {driver, transport}}, results: {(dev, rule): {...}}"""
-    devices, results, suites = {}, {}, set()
-    order = []
-    dev = area = None
-    pending = {}          # rule -> params seen so far
-    param_case = None     # the case whose parameters are being printed
-    last_fail = None      # the (dev, rule) whose failure message follows
+    """devices: {dev: {driver, transport}}, results: {(dev, rule): {...}},
+    the (device, area) suites that ran, the rules in the order seen"""
+    devices, results, suites, order = {}, {}, set(), []
     for line in lines:
         m = TARGET.search(line)
         if m:
             devices[m.group(1)] = {'driver': m.group(2), 'port': int(m.group(3)),
                                    'transport': m.group(4)}
+    for suite in ktap.parse(lines).subtests:
+        m = SUITE.match(suite.name)
+        if not m:
             continue
-        m = SUITE.match(line)
-        if m:
-            area, dev = m.group(1), m.group(2)
-            suites.add((dev, area))
-            pending = {}
-            last_fail = None
-            continue
-        m = TOP.match(line)
-        if m:
-            dev = area = None
-            continue
-        if dev is None:
-            continue
-        m = RULE.match(line)
-        if m:
-            r = results.setdefault((dev, m.group(1)), new_result(area, m.group(1)))
-            r['rule'], r['source'] = m.group(2), m.group(3)
-            if m.group(1) not in order:
-                order.append(m.group(1))
-            last_fail = None
-            continue
-        m = FAILED.match(line)
-        if m:
-            last_fail = (dev, m.group(1))
-            results.setdefault(last_fail, new_result(area, m.group(1)))
-            continue
-        m = PARAM_CASE.match(line)
-        if m:
-            param_case = m.group(1)
-            last_fail = None
-            continue
-        m = PARAM.match(line)
-        if m:
-            pending.setdefault(param_case, []).append(
-                {'name': m.group(2), 'status': status(m.group(1), m.group(3)),
-                 'skip': m.group(3)})
-            last_fail = None
-            continue
-        m = CASE.match(line)
-        if m:
-            rule = m.group(2)
-            r = results.setdefault((dev, rule), new_result(area, rule))
-            r['status'] = status(m.group(1), m.group(3))
-            r['skip'] = m.group(3)
-            r['params'] = pending.pop(rule, [])
-            if rule not in order:
-                order.append(rule)
-            last_fail = None
-            continue
-        if last_fail and line.startswith(f'[{dev}] '):
-            # RCF_FAIL's message: "[<device>] what it did"
-            results[last_fail]['observed'].append(line[len(dev) + 3:])
-        elif last_fail and re.match(r'^ {4,}[^ #]', line):
-            # a KUNIT_ASSERT's "Expected ..." lines
-            results[last_fail]['observed'].append(line.strip())
-        else:
-            last_fail = None
+        area, dev = m.group(1), m.group(2)
+        suites.add((dev, area))
+        for case in suite.subtests:
+            r = results.setdefault((dev, case.name), new_result(area, case.name))
+            r['status'] = STATUS[case.status]
+            r['skip'] = case.skip
+            r['params'] = [{'name': p.name, 'status': STATUS[p.status], 'skip': p.skip}
+                           for p in case.subtests]
+            for line in case.all_log():
+                m = RULE.match(line)
+                if m and m.group(1) == case.name:
+                    r['rule'], r['source'] = m.group(2), m.group(3)
+            r['observed'] = observed(dev, case.chunks())
+            if case.name not in order:
+                order.append(case.name)
     return devices, results, suites, order
+
+
+def module_areas(ko):
+    """the suites the built module runs by default: its templates
+    (rcf_templates) that its suites= parameter's default names"""
+    templates = kosuites.pointed_strings(ko, 'rcf_templates')
+    default = kosuites.pointed_strings(ko, 'suites')[0].split(',')
+    return [t[len(PREFIX):] for t in templates if t[len(PREFIX):] in default]
 
 
 def new_result(area, rule):
@@ -155,13 +149,16 @@ def main():
     ap.add_argument('--doc')
     ap.add_argument('--expect', default='')
     ap.add_argument('--judge', action='store_true')
+    ap.add_argument('--section', default='CONF')
+    ap.add_argument('--module')
     args = ap.parse_args()
 
-    devices, results, suites, order = parse(ktap_lines(args.log))
+    devices, results, suites, order = parse(ktap_lines(args.log, args.section))
+    areas = module_areas(args.module) if args.module else AREAS
     # rows by suite, in the order the suites run, then as first seen
     area_of = {rule: r['area'] for (_, rule), r in results.items()}
-    order.sort(key=lambda rule: AREAS.index(area_of[rule])
-               if area_of.get(rule) in AREAS else len(AREAS))
+    order.sort(key=lambda rule: areas.index(area_of[rule])
+               if area_of.get(rule) in areas else len(areas))
     known = load_known(args.known)
     devs = list(devices) or sorted({d for d, _ in results})
     # rdmasim first: the reference the others are read against
@@ -178,7 +175,7 @@ def main():
         if d not in devices:
             problems.append(f'{d}: no conformance results')
         else:
-            for a in AREAS:
+            for a in areas:
                 if (d, a) not in suites:
                     problems.append(f'{d}: suite rdma_conformance_{a}.{d} is missing')
 

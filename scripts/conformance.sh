@@ -16,6 +16,8 @@
 # Module parameters: hazards=<dev> also runs the checks that hang some
 # devices (page_size 0), print_warns=1 prints WARN backtraces instead of
 # counting them, limit_budget=<n> allows longer object-limit checks.
+# Uses lib.sh's RSIM_TOP and RSIM_OUT, and kernel.sh's rsim_build_modules
+# (RSIM_MODDIR).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"

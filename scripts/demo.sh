@@ -4,6 +4,8 @@
 # The main job: boot the UML test kernel with rdmasim, rdma_rxe and siw
 # (over the two ends of a veth pair) loaded, and show what rdma, sysfs and
 # ibstat see, then allocate and map an MR on every device (tools/demo).
+# Uses lib.sh's RSIM_TOP and RSIM_OUT, and kernel.sh's rsim_uml_ready; the
+# RSIM-DEMO lines are the console protocol of Documentation/testing.rst.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"

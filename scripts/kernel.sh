@@ -1,9 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # rdmasim: fetch Debian kernel sources and build the UML test kernel, both
-# cached under $RSIM_CACHE so that later runs skip them. Sourced.
+# cached under $RSIM_CACHE so that later runs skip them. Sourced after
+# lib.sh, whose RSIM_TOP, RSIM_CACHE, RSIM_OUT, SUDO, stage, die,
+# run_with_ticker, kernel_version and rsim_apt_* it uses.
 #
-#   rsim_fetch_source 7.3	-> RSIM_KSRC (KSRC= overrides: the user's tree)
-#   rsim_build_uml debug|bench	-> RSIM_KBUILD, RSIM_MODROOT
+#   rsim_fetch_source 7.3	-> RSIM_KSRC, RSIM_KSRC_ID (KSRC= overrides)
+#   rsim_uml_tree kind target fragment...	-> RSIM_TREE
+#   rsim_build_uml debug|bench	-> RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER
+#   rsim_prepare_uml 6.12	-> RSIM_PREPARED
+#   rsim_build_modules kdir arch name [make args]	-> RSIM_MODDIR
+#   rsim_stock_headers		-> RSIM_STOCK_KDIR
+#   rsim_uml_ready debug|bench name	-> all of the UML ones, exported
 
 # rsim_fetch_source <series>: unpack linux-source-<series> once per
 # Debian package version.
@@ -20,8 +28,9 @@ rsim_fetch_source() {
 	# shellcheck disable=SC2046
 	ver=$(apt-cache $(rsim_apt_opts) policy "linux-source-$series" |
 	      awk '/Candidate:/ { print $2 }')
-	[ -n "$ver" ] && [ "$ver" != "(none)" ] ||
+	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 		die "linux-source-$series is not in the Debian archive"
+	fi
 	dir=$RSIM_CACHE/src/linux-source-$series-$ver
 	RSIM_KSRC=$dir/linux-source-$series
 	RSIM_KSRC_ID="$series-$ver"
@@ -44,40 +53,58 @@ rsim_fetch_source() {
 	$SUDO touch "$dir/.complete"
 }
 
-# rsim_build_uml <debug|bench>: configure and build the UML kernel from
-# kunit/configs/uml-base.config plus uml-<kind>.config; cached by kernel
-# version, fragment contents and compiler.
-rsim_build_uml() {
-	local kind=$1 frags hash dir log
-	frags="$RSIM_TOP/kunit/configs/uml-base.config $RSIM_TOP/kunit/configs/uml-$kind.config"
-	hash=$( (cat $frags; echo "$RSIM_KSRC_ID"; gcc --version | head -1) |
+# rsim_uml_tree <kind> <target> <fragment>...: the one place a UML tree
+# of $RSIM_KSRC is configured and built: make ARCH=um defconfig, the
+# fragments merged over it, olddefconfig, every option they ask for
+# checked, then "make <target>" ("all" also installs the modules). The
+# tree is $RSIM_CACHE/build/uml-<source id>-<kind>-<hash>/, cached by a
+# hash of the fragments' contents, the source id and the compiler (the
+# hash's inputs must stay byte for byte what they are: a new hash is a new
+# 12-minute build). Sets RSIM_TREE to that directory.
+rsim_uml_tree() {
+	local kind=$1 target=$2 hash dir log
+	shift 2
+	hash=$( (cat "$@"; echo "$RSIM_KSRC_ID"; gcc --version | head -1) |
 		sha256sum | cut -c1-12)
 	dir=$RSIM_CACHE/build/uml-$RSIM_KSRC_ID-$kind-$hash
-	RSIM_KBUILD=$dir/obj
-	RSIM_MODROOT=$dir/modroot
-	RSIM_KVER=$(kernel_version "$RSIM_KSRC")
+	RSIM_TREE=$dir
 	if [ -f "$dir/.complete" ]; then
-		stage "UML $kind kernel: cached ($dir)"
+		stage "UML $kind tree: cached ($dir)"
 		return
 	fi
-	$SUDO mkdir -p "$RSIM_KBUILD"
-	$SUDO chown "$(id -u)" "$dir" "$RSIM_KBUILD"
+	$SUDO mkdir -p "$dir/obj"
+	$SUDO chown "$(id -u)" "$dir" "$dir/obj"
 	log=$dir/build.log
-	stage "configuring UML $kind kernel ($RSIM_KVER)"
-	make -s -C "$RSIM_KSRC" ARCH=um O="$RSIM_KBUILD" defconfig >"$log" 2>&1
-	# shellcheck disable=SC2086
-	"$RSIM_KSRC/scripts/kconfig/merge_config.sh" -m -O "$RSIM_KBUILD" \
-		"$RSIM_KBUILD/.config" $frags >>"$log" 2>&1
-	make -s -C "$RSIM_KSRC" ARCH=um O="$RSIM_KBUILD" olddefconfig >>"$log" 2>&1
-	rsim_check_config "$RSIM_KBUILD/.config" $frags
-	stage "building UML $kind kernel on $(nproc) CPUs (about 12 min cold)"
-	run_with_ticker "kernel build" "$log" \
-		make -C "$RSIM_KSRC" ARCH=um O="$RSIM_KBUILD" -j"$(nproc)" all
-	run_with_ticker "modules_install" "$dir/modules.log" \
-		make -C "$RSIM_KSRC" ARCH=um O="$RSIM_KBUILD" \
-		INSTALL_MOD_PATH="$RSIM_MODROOT" modules_install
+	stage "configuring UML $kind tree ($(kernel_version "$RSIM_KSRC"))"
+	{
+		make -s -C "$RSIM_KSRC" ARCH=um O="$dir/obj" defconfig &&
+		"$RSIM_KSRC/scripts/kconfig/merge_config.sh" -m -O "$dir/obj" \
+			"$dir/obj/.config" "$@" &&
+		make -s -C "$RSIM_KSRC" ARCH=um O="$dir/obj" olddefconfig
+	} >"$log" 2>&1 || die "configuring UML $kind failed (log: $log)"
+	rsim_check_config "$dir/obj/.config" "$@"
+	stage "building UML $kind tree: make $target on $(nproc) CPUs"
+	run_with_ticker "make $target" "$log" \
+		make -C "$RSIM_KSRC" ARCH=um O="$dir/obj" -j"$(nproc)" "$target"
+	if [ "$target" = all ]; then
+		run_with_ticker "modules_install" "$dir/modules.log" \
+			make -C "$RSIM_KSRC" ARCH=um O="$dir/obj" \
+			INSTALL_MOD_PATH="$dir/modroot" modules_install
+	fi
 	touch "$dir/.complete"
-	stage "UML $kind kernel built"
+	stage "UML $kind tree built"
+}
+
+# rsim_build_uml <debug|bench>: the UML kernel from
+# kunit/configs/uml-base.config plus uml-<kind>.config, built and its
+# modules installed. Sets RSIM_KBUILD, RSIM_MODROOT and RSIM_KVER.
+rsim_build_uml() {
+	local kind=$1
+	rsim_uml_tree "$kind" all "$RSIM_TOP/kunit/configs/uml-base.config" \
+		"$RSIM_TOP/kunit/configs/uml-$kind.config"
+	RSIM_KBUILD=$RSIM_TREE/obj
+	RSIM_MODROOT=$RSIM_TREE/modroot
+	RSIM_KVER=$(kernel_version "$RSIM_KSRC")
 }
 
 # Every option a fragment asks for must have survived olddefconfig.
@@ -106,33 +133,15 @@ rsim_check_config() {
 # rsim_prepare_uml <series>: a UML tree of linux-source-<series>,
 # configured from kunit/configs/uml-compile.config and only prepared for
 # external modules (no vmlinux, no Module.symvers): enough to compile
-# rdmasim against it. Sets RSIM_PREPARED (RSIM_KSRC is left alone);
-# cached like the full builds. KSRC= does not apply here.
+# rdmasim against it. Sets RSIM_PREPARED (RSIM_KSRC is left alone).
+# KSRC= does not apply here.
 rsim_prepare_uml() {
-	local series=$1 frag=$RSIM_TOP/kunit/configs/uml-compile.config hash dir
-	local RSIM_KSRC RSIM_KSRC_ID	# the caller's tree stays current
-	KSRC= rsim_fetch_source "$series"
-	hash=$( (cat "$frag"; echo "$RSIM_KSRC_ID"; gcc --version | head -1) |
-		sha256sum | cut -c1-12)
-	dir=$RSIM_CACHE/build/uml-$RSIM_KSRC_ID-prepared-$hash
-	RSIM_PREPARED=$dir/obj
-	if [ -f "$dir/.complete" ]; then
-		stage "UML $series prepared tree: cached"
-		return
-	fi
-	$SUDO mkdir -p "$RSIM_PREPARED"
-	$SUDO chown "$(id -u)" "$dir" "$RSIM_PREPARED"
-	{
-		make -s -C "$RSIM_KSRC" ARCH=um O="$RSIM_PREPARED" defconfig &&
-		"$RSIM_KSRC/scripts/kconfig/merge_config.sh" -m -O "$RSIM_PREPARED" \
-			"$RSIM_PREPARED/.config" "$frag" &&
-		make -s -C "$RSIM_KSRC" ARCH=um O="$RSIM_PREPARED" olddefconfig
-	} >"$dir/prepare.log" 2>&1 || die "configuring UML $series failed"
-	rsim_check_config "$RSIM_PREPARED/.config" "$frag"
-	run_with_ticker "modules_prepare" "$dir/prepare.log" \
-		make -C "$RSIM_KSRC" ARCH=um O="$RSIM_PREPARED" -j"$(nproc)" modules_prepare
-	touch "$dir/.complete"
-	stage "UML $series tree prepared"
+	local series=$1
+	local RSIM_KSRC RSIM_KSRC_ID RSIM_TREE	# the caller's tree stays current
+	KSRC='' rsim_fetch_source "$series"
+	rsim_uml_tree prepared modules_prepare "$RSIM_TOP/kunit/configs/uml-compile.config"
+	# shellcheck disable=SC2034 # the caller's
+	RSIM_PREPARED=$RSIM_TREE/obj
 }
 
 # rsim_build_modules <kdir> <arch> <name> [make args...]: build the
@@ -148,7 +157,7 @@ rsim_build_modules() {
 	mkdir -p "$RSIM_MODDIR"
 	(cd "$RSIM_TOP" && git ls-files -co --exclude-standard -z |
 		xargs -0 cp --parents -t "$RSIM_MODDIR")
-	make -C "$RSIM_MODDIR" KDIR="$kdir" ARCH="$arch" W=1 "$@" \
+	make -C "$RSIM_MODDIR" -j"$(nproc)" KDIR="$kdir" ARCH="$arch" W=1 "$@" \
 		>"$RSIM_MODDIR.log" 2>&1 || {
 		tail -30 "$RSIM_MODDIR.log" >&2
 		die "module build against $name failed"
@@ -182,14 +191,17 @@ rsim_stock_headers() {
 	stage "stock headers: $pkg"
 }
 
-# rsim_uml_ready <debug|bench> <name>: everything a UML run needs, from a
-# fresh machine: host packages, linux-source-7.3, the UML kernel of that
-# kind, and the modules built against it; exports what run-uml.sh reads.
+# rsim_uml_ready <debug|bench> <name> [make args...]: everything a UML
+# run needs, from a fresh machine: host packages, linux-source-7.3, the
+# UML kernel of that kind, and the modules built against it (W=1 and the
+# make args); exports what run-uml.sh reads.
 rsim_uml_ready() {
+	local kind=$1 name=$2
+	shift 2
 	mkdir -p "$RSIM_OUT"
 	"$RSIM_TOP/scripts/setup-host.sh"
 	rsim_fetch_source 7.3
-	rsim_build_uml "$1"
-	rsim_build_modules "$RSIM_KBUILD" um "$2"
+	rsim_build_uml "$kind"
+	rsim_build_modules "$RSIM_KBUILD" um "$name" "$@"
 	export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
 }

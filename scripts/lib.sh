@@ -1,5 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# rdmasim: shared shell helpers, sourced by the other scripts.
+# shellcheck shell=bash
+# rdmasim: shared shell helpers, sourced by the other scripts. Defines
+# RSIM_TOP, RSIM_CACHE, RSIM_OUT, RSIM_T0 (exported), SUDO, RSIM_APT_DIR
+# and the functions below; the scripts that source it say what they use.
 
 RSIM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RSIM_CACHE=${RSIM_CACHE:-/var/cache/rdmasim}
@@ -11,8 +14,9 @@ if [ "$(id -u)" -eq 0 ]; then SUDO=; else SUDO=sudo; fi
 
 # stage "text": a progress line with the time since the run began
 stage() {
-	local now=$(date +%s)
-	local s=$((now - RSIM_T0))
+	local now s
+	now=$(date +%s)
+	s=$((now - RSIM_T0))
 	printf '[%02d:%02d] == %s\n' $((s / 60)) $((s % 60)) "$*"
 }
 
@@ -27,8 +31,8 @@ run_with_ticker() {
 	local label=$1 log=$2
 	shift 2
 	"$@" >"$log" 2>&1 &
-	local pid=$!
-	local start=$(date +%s)
+	local pid=$! start
+	start=$(date +%s)
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 5
 		local el=$(( $(date +%s) - start ))
@@ -98,6 +102,7 @@ rsim_apt_update_kernel() {
 # sparse 0.6.4 lacks; build Debian's newer sparse source once.
 rsim_sparse() {
 	local ver dir tmp
+	# shellcheck disable=SC2012 # our own directory names, sorted
 	dir=$(ls -d "$RSIM_CACHE"/tools/sparse-*/ 2>/dev/null | tail -1)
 	if [ -n "$dir" ] && [ -x "$dir/sparse" ]; then
 		echo "${dir%/}/sparse"
@@ -113,6 +118,7 @@ rsim_sparse() {
 		"sparse=$ver" >/dev/null 2>&1) || die "fetching sparse $ver failed"
 	$SUDO mkdir -p "$RSIM_CACHE/tools"
 	$SUDO tar -C "$tmp" -xf "$tmp"/sparse_*.orig.tar.*
+	# shellcheck disable=SC2012 # the one directory the tarball holds
 	dir=$(ls -d "$tmp"/sparse-*/ | head -1)
 	make -s -C "$dir" -j"$(nproc)" sparse >/dev/null 2>&1 || die "building sparse failed"
 	$SUDO rm -rf "$RSIM_CACHE/tools/sparse-$ver"

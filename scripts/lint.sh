@@ -3,7 +3,9 @@
 #
 # lint.sh <kernel source>
 # checkpatch --strict, kernel-doc -Wall, and kernel-doc on every exported
-# symbol. Any finding fails. (W=1 and sparse run in the builds, check.sh.)
+# symbol; shellcheck over scripts/ when it is installed. Any finding
+# fails. (W=1 and sparse run in the builds, check.sh.) Uses lib.sh's
+# RSIM_TOP.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -32,6 +34,7 @@ fi
 # every exported symbol (EXPORT_SYMBOL*, including the KUnit-only
 # exports) has a kernel-doc comment in its file
 for f in $files; do
+	# shellcheck disable=SC2013 # one C identifier per line
 	for sym in $(sed -n 's/^EXPORT_SYMBOL[A-Z_]*(\([a-z_0-9]*\)).*/\1/p' "$f"); do
 		if ! grep -q "^ \* $sym\( -\|()\)" "$f"; then
 			echo "$f: exported $sym has no kernel-doc"
@@ -40,5 +43,10 @@ for f in $files; do
 	done
 done
 
+if command -v shellcheck >/dev/null; then
+	stage "shellcheck"
+	shellcheck scripts/*.sh .ci/run || fail=1
+fi
+
 [ $fail = 0 ] || die "lint found problems"
-stage "lint clean: checkpatch --strict, kernel-doc"
+stage "lint clean: checkpatch --strict, kernel-doc$(command -v shellcheck >/dev/null && echo ", shellcheck")"

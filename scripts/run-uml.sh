@@ -1,15 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run-uml.sh <check|demo|bench|conformance|script> <console log>
+# run-uml.sh <mode> <console log>
 # Boot the UML kernel $RSIM_KBUILD with the host's / as a read-only hostfs
 # root and scripts/uml-init.sh as init; the console goes to the log.
+# <mode> is uml-init.sh's RSIM_MODE: a comma-separated list of parts
+# (kunit, conformance, selftest, mutant, demo, bench, script, or check for
+# the first three); see uml-init.sh. The RSIM-DONE line it waits for is
+# the console protocol of Documentation/testing.rst.
 # Needs RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER (scripts/kernel.sh) and
 # RSIM_MODDIR (where the rdmasim modules were built). RSIM_UML_ARGS adds
 # kernel parameters, e.g. kunit.filter_glob=rdmasim_datapath to run one
 # suite while developing; unknown ones reach uml-init.sh's environment:
-# RSIM_CONF_ARGS (conformance mode's module parameters), RSIM_SCRIPT (a
-# shell script that script mode sources after the devices are up).
+# RSIM_CONF_ARGS (conformance's module parameters), RSIM_PEERS=0 (no rxe0
+# and siw0), RSIM_MUTANT_MODDIR (the mutant's build), RSIM_SCRIPT (a shell
+# script that script mode sources after the devices are up). Terminated,
+# it stops the kernel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -26,5 +32,8 @@ timeout --foreground -k 10 "${RSIM_UML_TIMEOUT:-1500}" \
 	init="$RSIM_TOP/scripts/uml-init.sh" \
 	RSIM_TOP="$RSIM_TOP" RSIM_MODDIR="$RSIM_MODDIR" \
 	RSIM_MODROOT="$RSIM_MODROOT" RSIM_KVER="$RSIM_KVER" RSIM_MODE="$mode" \
-	con0=null,fd:1 con=null ${RSIM_UML_ARGS:-} >"$log" 2>&1 </dev/null || true
+	con0=null,fd:1 con=null ${RSIM_UML_ARGS:-} >"$log" 2>&1 </dev/null &
+uml=$!
+trap 'kill "$uml" 2>/dev/null; exit 1' TERM INT
+wait "$uml" || true
 grep -q "RSIM-DONE" "$log" || die "UML run did not finish (log: $log)"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Install what the build and the tests need on a Debian 12 machine.
-# Idempotent: a second run installs nothing.
+# Idempotent: a second run installs nothing. Uses lib.sh's SUDO.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

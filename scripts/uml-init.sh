@@ -2,23 +2,38 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rdmasim: init (PID 1) of the UML test kernel. The host's / is the
-# read-only root; the kernel command line passes RSIM_TOP, RSIM_MODDIR
-# (where the rdmasim modules were built), RSIM_MODROOT,
-# RSIM_KVER and RSIM_MODE (check or demo) in the environment.
-# Everything goes to the console; scripts/run-uml.sh reads it back.
+# read-only root; scripts/run-uml.sh passes, through the kernel command
+# line, RSIM_TOP, RSIM_MODDIR (where the rdmasim modules were built),
+# RSIM_MODROOT, RSIM_KVER, RSIM_MODE and the optional RSIM_PEERS,
+# RSIM_CONF_ARGS, RSIM_MUTANT_MODDIR and RSIM_SCRIPT in the environment.
+#
+# RSIM_MODE is a comma-separated list of parts, run in this order:
+#   kunit        rdmasim_kunit.ko's suites (kunit.filter_glob= picks some)
+#   conformance  rdma_conformance.ko on every device (RSIM_CONF_ARGS)
+#   selftest     the shell selftest, scripts/uml-selftest.sh
+#   mutant       rdma_conformance.ko on rdmasim built with a rule broken
+#                (from RSIM_MUTANT_MODDIR), alone
+#   demo, bench, script	make demo, make bench, RSIM_SCRIPT (development)
+#   check        kunit,conformance,selftest: everything in one boot
+# rdmasim is always loaded first; the peers (rxe0 and siw0 over a veth
+# pair) are set up for conformance, demo, bench and script, unless
+# RSIM_PEERS=0, and torn down at the end.
+#
+# Everything goes to the console, which scripts/check-run.py judges: the
+# RSIM-* lines this script and uml-selftest.sh print are the protocol
+# described in Documentation/testing.rst ("The console protocol").
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 RDRV=$RSIM_MODDIR/drivers/infiniband/sw/rdmasim
+# shellcheck disable=SC2034 # PLAT: uml-selftest.sh's
 PLAT=/sys/bus/platform/drivers/rdmasim
 KMEMLEAK=/sys/kernel/debug/kmemleak
 n=0
 fails=0
 
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t debugfs debugfs /sys/kernel/debug
-# scratch space; /tmp stays the host's (the repository may live there)
-mount -t tmpfs tmpfs /run
+# proc, sysfs, debugfs, and a tmpfs on /run for scratch files (/tmp stays
+# the host's: the repository may live there); one mount for all four
+mount -a -T "$RSIM_TOP/scripts/uml-fstab"
 
 say() {
 	echo "$*" >/dev/kmsg
@@ -26,26 +41,65 @@ say() {
 
 # check "name" cmd...: one line of the shell selftest's own results
 check() {
-	local name=$1
+	local name="$1"
 	shift
 	n=$((n + 1))
 	if "$@" >/run/check.out 2>&1; then
 		say "RSIM-SELFTEST ok $n $name"
 	else
 		say "RSIM-SELFTEST not ok $n $name"
-		sed 's/^/RSIM-SELFTEST #   /' /run/check.out >/dev/kmsg
+		while IFS= read -r l; do
+			say "RSIM-SELFTEST #   $l"
+		done </run/check.out
 		fails=$((fails + 1))
 	fi
 }
 
+# Every program started in the UML kernel costs about half a second (a
+# fork alone a quarter): the checks use shell builtins where they can.
+#   capture file cmd...: run cmd once, its output to <file> and the console
+#   has_line file pattern: a line of <file> matches the shell <pattern>
+capture() {
+	local f="$1" rc=0 l
+	shift
+	"$@" >"$f" 2>&1 || rc=$?
+	while IFS= read -r l; do echo "$l"; done <"$f" >/dev/console
+	return $rc
+}
+
+has_line() {
+	local l
+	while IFS= read -r l; do
+		# shellcheck disable=SC2254 # a pattern on purpose
+		case $l in $2) return 0 ;; esac
+	done <"$1"
+	echo "$1: no line matches '$2'"
+	return 1
+}
+
+# part name: where each part of the run begins (the time profile)
+part() {
+	say "RSIM-PART $1"
+}
+
+# wants part: RSIM_MODE names the part
+wants() {
+	case ",$RSIM_MODE," in
+	*",$1,"*) return 0 ;;
+	*,check,*) case $1 in kunit | conformance | selftest) return 0 ;; esac ;;
+	esac
+	return 1
+}
+
 finish() {
+	part finish
 	# objects must be older than kmemleak's minimum age to be reported
 	if [ -w $KMEMLEAK ]; then
 		sleep 6
 		echo scan >$KMEMLEAK
 		echo scan >$KMEMLEAK
 		say "RSIM-KMEMLEAK-BEGIN"
-		cat $KMEMLEAK >/dev/console
+		while IFS= read -r l; do echo "$l"; done <$KMEMLEAK >/dev/console
 		say "RSIM-KMEMLEAK-END"
 	fi
 	say "RSIM-SELFTEST 1..$n"
@@ -54,7 +108,8 @@ finish() {
 	sleep 10
 }
 
-say "RSIM-INIT mode=$RSIM_MODE kernel=$(uname -r)"
+read -r kver </proc/sys/kernel/osrelease
+say "RSIM-INIT mode=$RSIM_MODE kernel=$kver"
 
 # kmemleak: forget whatever the kernel leaked while booting
 if [ -w $KMEMLEAK ]; then
@@ -62,103 +117,130 @@ if [ -w $KMEMLEAK ]; then
 	echo clear >$KMEMLEAK
 fi
 
+peers=0
+if [ "${RSIM_PEERS:-1}" = 1 ] && { wants conformance || wants demo ||
+	wants bench || wants script; }; then
+	peers=1
+fi
+
 # Peers: rxe over one end of a veth pair and siw over the other, with
 # IPv6 link-local addresses only (DAD off, so they are usable at once):
 # rdma_cm reaches siw0 through rsim_veth1's link-local address (on lo it
 # would bind to whichever device came first).
-ip link set lo up
-ip link add rsim_veth0 type veth peer name rsim_veth1
-for i in rsim_veth0 rsim_veth1; do
-	echo 0 >/proc/sys/net/ipv6/conf/$i/accept_dad
-	ip link set $i up
-done
-check "modprobe_rdma_rxe" modprobe -d "$RSIM_MODROOT" -S "$RSIM_KVER" rdma_rxe
-check "modprobe_siw" modprobe -d "$RSIM_MODROOT" -S "$RSIM_KVER" siw
-check "rxe0_on_veth" rdma link add rxe0 type rxe netdev rsim_veth0
-check "siw0_on_veth" rdma link add siw0 type siw netdev rsim_veth1
+peers_up() {
+	part peers
+	ip link set lo up
+	ip link add rsim_veth0 type veth peer name rsim_veth1
+	for i in rsim_veth0 rsim_veth1; do
+		echo 0 >/proc/sys/net/ipv6/conf/$i/accept_dad
+		ip link set $i up
+	done
+	check "modprobe_rdma_rxe" modprobe -d "$RSIM_MODROOT" -S "$RSIM_KVER" rdma_rxe
+	check "modprobe_siw" modprobe -d "$RSIM_MODROOT" -S "$RSIM_KVER" siw
+	check "rxe0_on_veth" rdma link add rxe0 type rxe netdev rsim_veth0
+	check "siw0_on_veth" rdma link add siw0 type siw netdev rsim_veth1
+}
 
-check "insmod_rdmasim" insmod "$RDRV/rdmasim.ko"
-rdma dev >/dev/console
-check "rdma_dev_shows_rdmasim0" sh -c 'rdma dev | grep -q "rdmasim0: node_type ca"'
-check "rdma_link_shows_port_active" sh -c \
-	'rdma link show rdmasim0/1 | grep -q "state ACTIVE physical_state LINK_UP"'
+peers_down() {
+	part teardown
+	check "rxe0_del" rdma link del rxe0
+	check "siw0_del" rdma link del siw0
+	check "rmmod_rdma_rxe" rmmod rdma_rxe
+	check "rmmod_siw" rmmod siw
+}
+
+rdmasim_up() {
+	part rdmasim
+	check "insmod_rdmasim" insmod "$RDRV/rdmasim.ko"
+	capture /run/rdma-dev rdma dev
+	check "rdma_dev_shows_rdmasim0" has_line /run/rdma-dev "*rdmasim0: node_type ca *"
+	capture /run/rdma-link rdma link show rdmasim0/1
+	check "rdma_link_shows_port_active" has_line /run/rdma-link \
+		"*state ACTIVE physical_state LINK_UP*"
+}
+
+# The KUnit suites: KTAP between two markers.
+kunit() {
+	part kunit
+	say "RSIM-KTAP-BEGIN"
+	insmod "$RSIM_MODDIR/kunit/rdmasim_kunit.ko"
+	say "RSIM-KTAP-END"
+	check "rmmod_rdmasim_kunit" rmmod rdmasim_kunit
+}
 
 # The conformance suites on every RDMA device (rdmasim0, rxe0, siw0):
 # KTAP between two markers, judged and tabulated by conformance-table.py.
 # page_size 0 hangs siw (see Documentation/conformance.rst): hazards only
 # on the other two. RSIM_CONF_ARGS replaces the module parameters
 # (commas for spaces), e.g. RSIM_CONF_ARGS=target=rdmasim0,limit_budget=0.
+# conformance [MARK ARGS]: between RSIM-<MARK>-BEGIN and -END instead.
 conformance() {
-	local args=${RSIM_CONF_ARGS:-hazards=rdmasim0,rxe0}
+	local mark="${1:-CONF}" args="${2:-${RSIM_CONF_ARGS:-hazards=rdmasim0,rxe0}}"
 
-	say "RSIM-CONF-BEGIN"
+	say "RSIM-$mark-BEGIN"
 	# shellcheck disable=SC2046 # one word per parameter
 	check "insmod_rdma_conformance" \
 		insmod "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" \
 		$(echo "$args" | sed 's/,\([a-z_]*=\)/ \1/g')
-	say "RSIM-CONF-END"
+	say "RSIM-$mark-END"
 	check "rmmod_rdma_conformance" rmmod rdma_conformance
 }
 
+# The mutant: rdmasim built with one rule broken (scripts/boots.sh), from
+# $RSIM_MUTANT_MODDIR, in place of rdmasim, checked alone by the
+# conformance suites; its row must turn red (conformance-table.py
+# --section MUTANT), and the log must stay clean.
+mutant() {
+	if [ -d /sys/module/rdmasim ]; then
+		check "rmmod_rdmasim" rmmod rdmasim
+	fi
+	check "insmod_mutant_rdmasim" \
+		insmod "$RSIM_MUTANT_MODDIR/drivers/infiniband/sw/rdmasim/rdmasim.ko"
+	conformance MUTANT target=rdmasim0,limit_budget=0
+	check "rmmod_mutant_rdmasim" rmmod rdmasim
+}
+
+[ $peers = 1 ] && peers_up
+rdmasim_up
+
 # Figures, not tests (make bench): the PUDA pool, then the data path's
 # fast-registration cycle on every device in the same boot.
-if [ "$RSIM_MODE" = bench ]; then
+if wants bench; then
 	insmod "$RSIM_MODDIR/tools/bench/rdmasim_bench.ko"
-	RSIM_CONF_ARGS=${RSIM_CONF_ARGS:-suites=bench} conformance
+	conformance CONF "${RSIM_CONF_ARGS:-suites=bench}"
 	finish
 fi
 
-if [ "$RSIM_MODE" = demo ]; then
+if wants demo; then
+	# shellcheck source=uml-demo.sh
 	. "$RSIM_TOP/scripts/uml-demo.sh"
 	finish
 fi
 
-if [ "$RSIM_MODE" = conformance ]; then
-	conformance
-	finish
-fi
-
 # development: a script of the caller's (RSIM_UML_ARGS=RSIM_SCRIPT=<path>)
-if [ "$RSIM_MODE" = script ]; then
+if wants script; then
+	# shellcheck disable=SC1090 # the caller's
 	. "$RSIM_SCRIPT"
 	finish
 fi
 
-# The KUnit suites: KTAP between two markers for kunit.py parse.
-say "RSIM-KTAP-BEGIN"
-insmod "$RSIM_MODDIR/kunit/rdmasim_kunit.ko"
-say "RSIM-KTAP-END"
-check "rmmod_rdmasim_kunit" rmmod rdmasim_kunit
-
-conformance
-
-. "$RSIM_TOP/scripts/uml-selftest.sh"
-
-# Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
-# rdmasim0: the client's remove() releases them, the unload completes.
-check "client_holds_objects" insmod "$RSIM_MODDIR/tools/demo/rdmasim_demo.ko" hold=1
-check "rdmasim0_counts_held_mr" sh -c \
-	"awk '\$1 == \"mr\" { exit !(\$2 == 1) }' /sys/kernel/debug/rdmasim/rdmasim0/resources"
-check "rmmod_rdmasim_under_client" rmmod rdmasim
-check "client_released_objects" sh -c 'dmesg | grep -q "rdmasim0: released what it held"'
-check "rmmod_client" rmmod rdmasim_demo
-
-# A kernel client with a PUDA pool in use: rdmasim cannot go until the
-# client does; then unload and reload are clean.
-check "reload_rdmasim" insmod "$RDRV/rdmasim.ko"
-check "client_holds_puda_pool" insmod "$RSIM_MODDIR/tools/demo/rdmasim_puda_demo.ko"
-check "puda_pool_buffers_out" sh -c \
-	'grep -qx "outstanding 2" /sys/kernel/debug/rdmasim/puda/rdmasim_puda_demo-*/stats'
-check "rmmod_rdmasim_refused_while_pool_in_use" sh -c '! rmmod rdmasim'
-check "rdmasim0_still_there" test -d /sys/class/infiniband/rdmasim0
-check "rmmod_pool_client" rmmod rdmasim_puda_demo
-check "pool_client_returned_everything" sh -c \
-	'dmesg | grep -q "rdmasim_puda_demo: pool destroyed, 0 buffer(s) were still out"'
-check "rmmod_rdmasim_after_client" rmmod rdmasim
-check "rdmasim_gone" sh -c '! ls /sys/class/infiniband | grep -q rdmasim'
-. "$RSIM_TOP/scripts/uml-selftest-modparams.sh"
-check "rxe0_del" rdma link del rxe0
-check "siw0_del" rdma link del siw0
-check "rmmod_rdma_rxe" rmmod rdma_rxe
-check "rmmod_siw" rmmod siw
+wants kunit && kunit
+if wants conformance; then
+	part conformance
+	conformance
+fi
+if wants selftest; then
+	part selftest
+	# shellcheck source=uml-selftest.sh
+	. "$RSIM_TOP/scripts/uml-selftest.sh"
+fi
+if wants mutant; then
+	part mutant
+	mutant
+fi
+# the selftest ends with rdmasim unloaded; every other run unloads it here
+if [ -d /sys/module/rdmasim ]; then
+	check "rmmod_rdmasim" rmmod rdmasim
+fi
+[ $peers = 1 ] && peers_down
 finish

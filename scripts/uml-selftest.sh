@@ -1,13 +1,41 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=sh
 #
 # rdmasim: shell selftest (netdevsim style), sourced by uml-init.sh inside
-# the UML test kernel with rdmasim0 loaded. Uses check() from there.
+# the UML test kernel with rdmasim0 loaded; it ends with rdmasim unloaded.
+# From uml-init.sh it uses check, capture, has_line and say, and RDRV,
+# PLAT and RSIM_MODDIR. Its RSIM-SELFTEST lines are the console protocol
+# of Documentation/testing.rst ("The console protocol").
+#
+# A program started in the UML kernel costs about half a second: each
+# tool runs once into a file under /run, and the checks read that file
+# with shell builtins.
 
 IB=/sys/class/infiniband
 DBG=/sys/kernel/debug/rdmasim
 
+# sysfs_is file value: the attribute reads exactly <value>
 sysfs_is() {
-	[ "$(cat "$1")" = "$2" ] || { echo "$1: '$(cat "$1")' != '$2'"; return 1; }
+	local v
+	read -r v <"$1" || { echo "$1: unreadable"; return 1; }
+	[ "$v" = "$2" ] || { echo "$1: '$v' != '$2'"; return 1; }
+}
+
+# field file name: the value of a "Name:....value" line of smpquery in $val
+field() {
+	local l
+	while IFS= read -r l; do
+		case $l in
+		"$2:"*)
+			val=${l#"$2:"}
+			while [ "${val#.}" != "$val" ]; do val=${val#.}; done
+			return 0
+			;;
+		esac
+	done <"$1"
+	val=
+	echo "$1: no $2"
+	return 1
 }
 
 check "sysfs_node_type" sysfs_is $IB/rdmasim0/node_type "1: CA"
@@ -21,70 +49,146 @@ check "sysfs_pkey0" sysfs_is $IB/rdmasim0/ports/1/pkeys/0 "0xffff"
 check "sysfs_gid0" sysfs_is $IB/rdmasim0/ports/1/gids/0 \
 	"fe80:0000:0000:0000:02ca:5100:0000:0001"
 check "sysfs_fw_ver" sysfs_is $IB/rdmasim0/fw_ver "1.0.0"
-check "sysfs_parent_is_platform_device" sh -c \
-	"readlink $IB/rdmasim0/device | grep -q 'rdmasim.0$'"
+check "sysfs_parent_is_platform_device" \
+	test $IB/rdmasim0/device -ef /sys/devices/platform/rdmasim.0
 
 # libibumad reads every port attribute (rate, pkeys, gids, ...) and
 # refuses the CA if one read fails; ibstat is built on it.
-ibstat rdmasim0 >/dev/console 2>&1
-check "ibstat_port_active" sh -c \
-	'ibstat rdmasim0 1 | grep -q "State: Active" &&
-	 ibstat rdmasim0 1 | grep -q "Rate: 100" &&
-	 ibstat rdmasim0 1 | grep -q "Base lid: 1"'
-check "umad_node_for_rdmasim0" sh -c \
-	'for d in /sys/class/infiniband_mad/umad*; do
-		[ "$(cat $d/ibdev)" = rdmasim0 ] && [ -c /dev/infiniband/${d##*/} ] && exit 0
-	 done; exit 1'
+capture /run/ibstat ibstat rdmasim0
+ibstat_port_active() {
+	has_line /run/ibstat "*State: Active" && has_line /run/ibstat "*Rate: 100" &&
+		has_line /run/ibstat "*Base lid: 1"
+}
+check "ibstat_port_active" ibstat_port_active
+umad_node_for_rdmasim0() {
+	local d v
+	for d in /sys/class/infiniband_mad/umad*; do
+		read -r v <"$d/ibdev"
+		[ "$v" = rdmasim0 ] && [ -c "/dev/infiniband/${d##*/}" ] && return 0
+	done
+	return 1
+}
+check "umad_node_for_rdmasim0" umad_node_for_rdmasim0
 
 # The SMA answers directed-route SMPs that end at the port (the MAD
 # layer hands them to process_mad): infiniband-diags' smpquery, through
 # /dev/infiniband/umadN, with no fabric and no SM.
-smpquery -C rdmasim0 -P 1 -D nodeinfo 0 >/run/ni.out 2>&1
-cat /run/ni.out >/dev/console
-check "smpquery_nodeinfo" sh -c \
-	'grep -q "NodeType:.*Channel Adapter" /run/ni.out &&
-	 grep -q "NumPorts:.*1" /run/ni.out &&
-	 grep -q "Guid:.*0x02ca510000000000" /run/ni.out'
-check "smpquery_portinfo" sh -c \
-	'smpquery -C rdmasim0 -P 1 -D portinfo 0 >/run/pi.out 2>&1;
-	 cat /run/pi.out >/dev/console;
-	 grep -q "^Lid:\.*1$" /run/pi.out &&
-	 grep -q "^SMLid:\.*1$" /run/pi.out &&
-	 grep -q "^LinkState:\.*Active" /run/pi.out &&
-	 grep -q "^LinkSpeedExtActive:\.*25.78125 Gbps" /run/pi.out'
-check "smpquery_nodedesc" sh -c \
-	"smpquery -C rdmasim0 -P 1 -D nodedesc 0 | grep -q \"\$(cat $IB/rdmasim0/node_desc)\""
-check "smpquery_pkeys" sh -c \
-	'smpquery -C rdmasim0 -P 1 -D pkeys 0 | grep -q "0xffff"'
-check "smpquery_guidinfo" sh -c \
-	'smpquery -C rdmasim0 -P 1 -D guidinfo 0 | grep -q "0x02ca510000000001"'
+capture /run/ni smpquery -C rdmasim0 -P 1 -D nodeinfo 0
+smpquery_nodeinfo() {
+	has_line /run/ni "NodeType:*Channel Adapter*" && has_line /run/ni "NumPorts:*1*" &&
+		has_line /run/ni "*Guid:*0x02ca510000000000*"
+}
+check "smpquery_nodeinfo" smpquery_nodeinfo
+capture /run/pi smpquery -C rdmasim0 -P 1 -D portinfo 0
+smpquery_portinfo() {
+	field /run/pi Lid && [ "$val" = 1 ] &&
+	field /run/pi SMLid && [ "$val" = 1 ] &&
+	field /run/pi LinkState && [ "${val#Active}" != "$val" ] &&
+	field /run/pi LinkSpeedExtActive && [ "${val#25.78125 Gbps}" != "$val" ]
+}
+check "smpquery_portinfo" smpquery_portinfo
+capture /run/nd smpquery -C rdmasim0 -P 1 -D nodedesc 0
+smpquery_nodedesc() {
+	local desc
+	read -r desc <$IB/rdmasim0/node_desc && has_line /run/nd "*$desc*"
+}
+check "smpquery_nodedesc" smpquery_nodedesc
+capture /run/pk smpquery -C rdmasim0 -P 1 -D pkeys 0
+check "smpquery_pkeys" has_line /run/pk "*0xffff*"
+capture /run/gi smpquery -C rdmasim0 -P 1 -D guidinfo 0
+check "smpquery_guidinfo" has_line /run/gi "*0x02ca510000000001*"
 # the PMA behind sysfs: the extended counters table
-check "sysfs_pma_counters" sh -c \
-	"test -r $IB/rdmasim0/ports/1/counters/port_xmit_data &&
-	 test -r $IB/rdmasim0/ports/1/counters/unicast_rcv_packets &&
-	 cat $IB/rdmasim0/ports/1/counters/port_rcv_data >/dev/null"
+sysfs_pma_counters() {
+	local c=$IB/rdmasim0/ports/1/counters v
+	test -r $c/port_xmit_data && test -r $c/unicast_rcv_packets &&
+		read -r v <$c/port_rcv_data
+}
+check "sysfs_pma_counters" sysfs_pma_counters
 
 # restrack: the MAD layer's PD, CQ and QP0/QP1 are visible to rdma
-rdma res show >/dev/console
-check "restrack_shows_mad_objects" sh -c \
-	'rdma res show | grep "rdmasim0:" | grep -q "pd 1 cq 1 qp 2"'
+capture /run/res rdma res show
+check "restrack_shows_mad_objects" has_line /run/res "*rdmasim0:*pd 1 cq 1 qp 2*"
 
-check "debugfs_resources" sh -c "grep -q '^pd ' $DBG/rdmasim0/resources"
-check "debugfs_limits" sh -c "grep -qx 'max_fast_reg_page_list_len 512' $DBG/rdmasim0/limits"
-check "debugfs_datapath" sh -c "grep -q '^wqes [0-9]*$' $DBG/rdmasim0/datapath"
+check "debugfs_resources" has_line $DBG/rdmasim0/resources "pd *"
+check "debugfs_limits" has_line $DBG/rdmasim0/limits "max_fast_reg_page_list_len 512"
+debugfs_datapath() {
+	has_line $DBG/rdmasim0/datapath "wqes [0-9]*" &&
+		! has_line $DBG/rdmasim0/datapath "wqes *[!0-9]*"
+}
+check "debugfs_datapath" debugfs_datapath
 check "debugfs_fault_knob" test -w $DBG/rdmasim0/fault/alloc/fail_nth
-check "mad_pool_in_debugfs" sh -c \
-	"grep -qx 'buf_len 296' $DBG/rdmasim0/mad_pool/stats &&
-	 grep -qx 'allocated 32' $DBG/rdmasim0/mad_pool/stats"
-check "puda_fault_points" sh -c \
-	"test -w $DBG/puda/fail_alloc_nth && test -w $DBG/puda/fail_map_nth &&
-	 test -d $DBG/puda/fail_alloc && test -d $DBG/puda/fail_map"
+mad_pool_in_debugfs() {
+	has_line $DBG/rdmasim0/mad_pool/stats "buf_len 296" &&
+		has_line $DBG/rdmasim0/mad_pool/stats "allocated 32"
+}
+check "mad_pool_in_debugfs" mad_pool_in_debugfs
+puda_fault_points() {
+	test -w $DBG/puda/fail_alloc_nth && test -w $DBG/puda/fail_map_nth &&
+		test -d $DBG/puda/fail_alloc && test -d $DBG/puda/fail_map
+}
+check "puda_fault_points" puda_fault_points
 
-# Lifecycle at run time through the platform driver's control files
-check "new_device_7" sh -c "echo 7 > $PLAT/new_device && test -d $IB/rdmasim7"
+# Lifecycle at run time through the platform driver's control files:
+# ctl <file> <text> writes a control file; refused <cmd...> must fail
+ctl() {
+	echo "$2" >"$PLAT/$1"
+}
+refused() {
+	! "$@"
+}
+check "new_device_7" ctl new_device 7
+check "new_device_7_is_there" test -d $IB/rdmasim7
 check "new_device_7_lid" sysfs_is $IB/rdmasim7/ports/1/lid "0x8"
-check "new_device_duplicate_refused" sh -c "! echo 7 > $PLAT/new_device"
-check "new_device_bad_format_refused" sh -c "! echo seven > $PLAT/new_device"
-check "del_device_7" sh -c "echo 7 > $PLAT/del_device && ! test -d $IB/rdmasim7"
-check "del_device_unknown_refused" sh -c "! echo 7 > $PLAT/del_device"
-check "debugfs_dir_follows_device" sh -c "! test -d $DBG/rdmasim7"
+check "new_device_duplicate_refused" refused ctl new_device 7
+check "new_device_bad_format_refused" refused ctl new_device seven
+check "del_device_7" ctl del_device 7
+check "del_device_7_is_gone" refused test -d $IB/rdmasim7
+check "del_device_unknown_refused" refused ctl del_device 7
+check "debugfs_dir_follows_device" refused test -d $DBG/rdmasim7
+
+# Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
+# rdmasim0: the client's remove() releases them, the unload completes.
+check "client_holds_objects" insmod "$RSIM_MODDIR/tools/demo/rdmasim_demo.ko" hold=1
+rdmasim0_counts_held_mr() {
+	local what count rest
+	while read -r what count rest; do
+		[ "$what" = mr ] && { [ "$count" = 1 ]; return; }
+	done <$DBG/rdmasim0/resources
+	return 1
+}
+check "rdmasim0_counts_held_mr" rdmasim0_counts_held_mr
+check "rmmod_rdmasim_under_client" rmmod rdmasim
+dmesg >/run/dmesg
+check "client_released_objects" has_line /run/dmesg "*rdmasim0: released what it held*"
+check "rmmod_client" rmmod rdmasim_demo
+
+# A kernel client with a PUDA pool in use: rdmasim cannot go until the
+# client does; then unload and reload are clean.
+check "reload_rdmasim" insmod "$RDRV/rdmasim.ko"
+check "client_holds_puda_pool" insmod "$RSIM_MODDIR/tools/demo/rdmasim_puda_demo.ko"
+puda_pool_buffers_out() {
+	local f
+	for f in "$DBG"/puda/rdmasim_puda_demo-*/stats; do
+		has_line "$f" "outstanding 2" && return 0
+	done
+	return 1
+}
+check "puda_pool_buffers_out" puda_pool_buffers_out
+check "rmmod_rdmasim_refused_while_pool_in_use" refused rmmod rdmasim
+check "rdmasim0_still_there" test -d $IB/rdmasim0
+check "rmmod_pool_client" rmmod rdmasim_puda_demo
+dmesg >/run/dmesg
+check "pool_client_returned_everything" has_line /run/dmesg \
+	"*rdmasim_puda_demo: pool destroyed, 0 buffer(s) were still out*"
+check "rmmod_rdmasim_after_client" rmmod rdmasim
+rdmasim_gone() {
+	local d
+	for d in "$IB"/*; do
+		case ${d##*/} in rdmasim*) echo "$d is still there"; return 1 ;; esac
+	done
+}
+check "rdmasim_gone" rdmasim_gone
+
+# module parameters: refused LIDs, asynchronous probe (rdmasim unloaded)
+# shellcheck source=uml-selftest-modparams.sh
+. "$RSIM_TOP/scripts/uml-selftest-modparams.sh"

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# rdmasim: the UML boots of make check, make kunit, make selftest and
+# make conformance, and their judges. Sourced after lib.sh and kernel.sh;
+# uses lib.sh's RSIM_TOP, RSIM_OUT, stage and die, and what kernel.sh's
+# rsim_uml_ready exports (RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER,
+# RSIM_MODDIR), which scripts/run-uml.sh reads.
+#
+#   rsim_boot mode log [VAR=value...]	start a boot in the background
+#   rsim_boots_wait			wait for them all; fail if one failed
+#   rsim_mutant_build			-> RSIM_MUTANT_MODDIR, RSIM_MUTANT_ARG
+#   rsim_mutant_judge log		the suites must see the broken rule
+#   rsim_judge log... -- check-run.py options
+
+RSIM_BOOTS=''
+RSIM_BOOT_LOGS=''
+
+# A boot left running by a failing script is stopped (run-uml.sh stops
+# its kernel when it is terminated).
+rsim_boots_stop() {
+	local p
+	for p in $RSIM_BOOTS; do
+		kill "$p" 2>/dev/null || true
+	done
+}
+trap rsim_boots_stop EXIT
+
+# rsim_boot <mode> <log> [VAR=value...]: scripts/run-uml.sh in the
+# background, with the variables in its environment (e.g.
+# RSIM_MODDIR=... RSIM_UML_ARGS=...); its own output goes to <log>.out.
+rsim_boot() {
+	local mode=$1 log=$2
+	shift 2
+	env "$@" "$RSIM_TOP/scripts/run-uml.sh" "$mode" "$log" >"$log.out" 2>&1 &
+	RSIM_BOOTS="$RSIM_BOOTS $!"
+	RSIM_BOOT_LOGS="$RSIM_BOOT_LOGS $log"
+	stage "booting UML ($mode): $log"
+}
+
+rsim_boots_wait() {
+	local p log fail=
+	# shellcheck disable=SC2086 # one word per log
+	set -- $RSIM_BOOT_LOGS
+	for p in $RSIM_BOOTS; do
+		log=$1
+		shift
+		wait "$p" || fail="$fail $log"
+	done
+	RSIM_BOOTS=''
+	RSIM_BOOT_LOGS=''
+	[ -z "$fail" ] || die "UML boot did not finish:$fail"
+	stage "UML boots finished"
+}
+
+# The mutant: rdmasim with one rule broken on purpose (rsim_alloc_mr() no
+# longer checks max_num_sg against max_fast_reg_page_list_len), built in a
+# copy of $RSIM_MODDIR with the same flags (W=1), so that only mr.c
+# recompiles. uml-init.sh's mutant part loads it from RSIM_MUTANT_MODDIR
+# (the kernel argument $RSIM_MUTANT_ARG).
+rsim_mutant_build() {
+	RSIM_MUTANT_MODDIR=$RSIM_OUT/build/uml-7.3-mutant
+	# shellcheck disable=SC2034 # for the scripts that source this one
+	RSIM_MUTANT_ARG="RSIM_MUTANT_MODDIR=$RSIM_MUTANT_MODDIR"
+	rm -rf "$RSIM_MUTANT_MODDIR"
+	cp -a "$RSIM_MODDIR" "$RSIM_MUTANT_MODDIR"
+	python3 - "$RSIM_MUTANT_MODDIR/drivers/infiniband/sw/rdmasim/mr.c" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+rule = ("\tif (!max_num_sg ||\n"
+        "\t    max_num_sg > rsim->cfg.limits.max_fast_reg_page_list_len)\n")
+assert rule in s, "the rule to break is not in mr.c any more"
+open(p, "w").write(s.replace(rule, "\tif (!max_num_sg)\n"))
+PY
+	make -C "$RSIM_MUTANT_MODDIR" KDIR="$RSIM_KBUILD" ARCH=um W=1 \
+		>"$RSIM_MUTANT_MODDIR.log" 2>&1 ||
+		die "building the mutant failed (log: $RSIM_MUTANT_MODDIR.log)"
+	stage "mutant: rdmasim built with its max_num_sg check removed"
+}
+
+# rsim_mutant_judge <log>: the conformance suites ran on the mutant alone
+# (between RSIM-MUTANT markers); its row must be red on exactly the rules
+# that check the broken bound.
+rsim_mutant_judge() {
+	local log=$1
+	mkdir -p "$RSIM_OUT/mutant"
+	python3 "$RSIM_TOP/scripts/conformance-table.py" "$log" --section MUTANT \
+		--known "$RSIM_TOP/kunit/conformance/known-divergences" \
+		--doc "$RSIM_TOP/Documentation/conformance.rst" \
+		--out "$RSIM_OUT/mutant" --expect rdmasim0 >/dev/null
+	python3 - "$RSIM_OUT/mutant/conformance.json" <<'PY' || die "the suites did not see the broken rule (log: $log)"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+red = sorted(r["name"] for r in doc["rules"]
+             if r["results"].get("rdmasim0", {}).get("status") == "FAIL")
+want = ["alloc_mr_above_max", "alloc_mr_huge_sg"]
+print("rdmasim0 (mutant) fails:", ", ".join(red) or "nothing")
+sys.exit(0 if red == want else 1)
+PY
+	stage "mutant: the rdmasim0 row is red on the broken rule; table in $RSIM_OUT/mutant/conformance.txt"
+}
+
+# rsim_judge <log>... -- <check-run.py options>: the clean-log rule and
+# the suites, with the time profile of each boot.
+rsim_judge() {
+	local logs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		logs+=("$1")
+		shift
+	done
+	shift
+	python3 "$RSIM_TOP/scripts/check-run.py" "${logs[@]}" --times "$@"
+}
+
+# the KUnit module's suites, checked against Documentation/testing.rst
+# shellcheck disable=SC2034 # for the scripts that source this one
+RSIM_JUDGE_KUNIT="--doc $RSIM_TOP/Documentation/testing.rst --kunit"

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# uml-part.sh kunit [GLOB] | selftest: one part of make check's UML stage
+# in a boot of its own, judged by the same rule (a failed or missing suite
+# or selftest line, or any KASAN, kmemleak, lockdep, DMA-API, WARN or BUG
+# report in the log, fails). The same setup as make check: the debug UML
+# kernel (built if missing) and the modules built W=1 against it.
+#
+#   make kunit SUITE=rdmasim_map	the suites matching a glob
+#					(kunit.filter_glob; about a minute)
+#   make kunit				every suite of rdmasim_kunit.ko
+#   make selftest			the shell selftest alone
+#
+# Uses lib.sh's RSIM_OUT, kernel.sh's RSIM_MODDIR (rsim_uml_ready) and
+# boots.sh's RSIM_JUDGE_KUNIT.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/kernel.sh"
+. "$(dirname "$0")/boots.sh"
+
+part=${1:?usage: scripts/uml-part.sh kunit [GLOB] | selftest}
+glob=${2:-*}
+rsim_uml_ready debug uml-7.3
+log=$RSIM_OUT/uml-$part.log
+case $part in
+kunit)
+	# no spaces: the glob is one word of the kernel command line
+	case $glob in *" "*) die "SUITE=$glob: a glob has no spaces" ;; esac
+	rsim_boot kunit "$log" RSIM_UML_ARGS="${RSIM_UML_ARGS:-} kunit.filter_glob=$glob"
+	rsim_boots_wait
+	# shellcheck disable=SC2086 # words on purpose
+	rsim_judge "$log" -- $RSIM_JUDGE_KUNIT "$RSIM_MODDIR/kunit/rdmasim_kunit.ko" \
+		--glob "$glob" --json "$RSIM_OUT/kunit.json" || die "make kunit failed (log: $log)"
+	;;
+selftest)
+	rsim_boot selftest "$log"
+	rsim_boots_wait
+	rsim_judge "$log" -- --selftest || die "make selftest failed (log: $log)"
+	;;
+*)
+	die "unknown part $part: kunit or selftest"
+	;;
+esac
+stage "$part passed (log: $log)"
