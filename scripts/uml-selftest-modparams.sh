@@ -1,8 +1,9 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rdmasim: module parameter selftest, sourced by uml-init.sh inside the
+# rdmasim: module parameter selftest, sourced by uml-selftest.sh inside the
 # UML test kernel with rdmasim unloaded. Uses check(), $RDRV and $PLAT
-# from there.
+# from uml-init.sh and rdmasim_gone() from uml-selftest.sh.
 
 # insmod_refused <message> <parameter>...: the load fails with the errno
 # whose insmod message is <message>, and leaves nothing behind
@@ -17,8 +18,7 @@ insmod_refused() {
 	fi
 	cat /run/insmod.out
 	grep -q "$want" /run/insmod.out && ! test -d "$PLAT" &&
-		! test -d /sys/kernel/debug/rdmasim &&
-		! ls /sys/class/infiniband | grep -q rdmasim
+		! test -d /sys/kernel/debug/rdmasim && rdmasim_gone
 }
 
 # base_lid must be a unicast LID (1..0xbfff, kmod says "Invalid
