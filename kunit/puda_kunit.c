@@ -250,11 +250,12 @@ static void rsim_puda_test_grow_explicit(struct kunit *test)
 struct rsim_fail_case {
 	const char *name;
 	bool map;
+	enum rsim_puda_fault_site site;
 };
 
 static const struct rsim_fail_case rsim_fail_cases[] = {
-	{ "kth_allocation", false },
-	{ "kth_mapping", true },
+	{ "kth_allocation", false, RSIM_PUDA_FAULT_ALLOC },
+	{ "kth_mapping", true, RSIM_PUDA_FAULT_MAP },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rsim_fail, rsim_fail_cases, name);
@@ -264,16 +265,15 @@ static void rsim_puda_test_grow_failure_unwinds(struct kunit *test)
 	const struct rsim_fail_case *c = test->param_value;
 	struct rsim_puda_config cfg = CFG(512, 2, 0, 64, 8);
 	struct rsim_puda_pool *pool = rsim_kunit_pool(test, &cfg);
+	struct rsim_fault_point *fp = rsim_puda_fault(pool, c->site);
 	struct rsim_puda_stats before, after;
-	int k, maps;
+	int k, maps, injected;
 
 	for (k = 1; k <= 8; k++) {
 		before = rsim_puda_st(pool);
 		maps = rsim_puda_live_mappings();
-		if (c->map)
-			rsim_puda_set_fail_nth(pool, 0, k);
-		else
-			rsim_puda_set_fail_nth(pool, k, 0);
+		injected = rsim_fault_injected(fp);
+		rsim_fault_set_nth(fp, k);
 		KUNIT_EXPECT_EQ_MSG(test, rsim_puda_grow(pool, 8, GFP_KERNEL),
 				    c->map ? -EIO : -ENOMEM, "k=%d", k);
 		after = rsim_puda_st(pool);
@@ -286,8 +286,10 @@ static void rsim_puda_test_grow_failure_unwinds(struct kunit *test)
 				before.map_fail + c->map);
 		KUNIT_EXPECT_EQ(test, after.alloc_fail,
 				before.alloc_fail + !c->map);
+		KUNIT_EXPECT_EQ(test, rsim_fault_injected(fp), injected + 1);
+		KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(fp), 0);
 	}
-	rsim_puda_set_fail_nth(pool, 0, 0);
+	rsim_fault_set_nth(fp, 0);
 	KUNIT_EXPECT_EQ(test, rsim_puda_grow(pool, 8, GFP_KERNEL), 8);
 	KUNIT_EXPECT_EQ(test, rsim_puda_st(pool).allocated, 10);
 }
@@ -297,16 +299,14 @@ static void rsim_puda_test_create_failure_unwinds(struct kunit *test)
 {
 	const struct rsim_fail_case *c = test->param_value;
 	struct rsim_puda_config cfg = CFG(256, 6, 0, 8, 8);
+	struct rsim_fault_point *fp = rsim_puda_fault(NULL, c->site);
 	struct device *dev = rsim_puda_dev(test);
 	int maps = rsim_puda_live_mappings();
 	struct rsim_puda_pool *pool;
 	int k;
 
 	for (k = 1; k <= 6; k++) {
-		if (c->map)
-			rsim_puda_set_global_fail_nth(0, k);
-		else
-			rsim_puda_set_global_fail_nth(k, 0);
+		rsim_fault_set_nth(fp, k);
 		pool = rsim_puda_pool_create(dev, &cfg);
 		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(pool),
 				    c->map ? -EIO : -ENOMEM, "k=%d", k);
@@ -315,15 +315,16 @@ static void rsim_puda_test_create_failure_unwinds(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, rsim_puda_live_mappings(), maps,
 				    "k=%d", k);
 	}
-	rsim_puda_set_global_fail_nth(0, 0);
+	rsim_fault_set_nth(fp, 0);
 
 	/* and a single buffer */
-	rsim_puda_set_global_fail_nth(c->map ? 0 : 1, c->map ? 1 : 0);
+	rsim_fault_set_nth(fp, 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(rsim_puda_buf_alloc(dev, 64,
 							  DMA_TO_DEVICE,
 							  GFP_KERNEL)),
 			c->map ? -EIO : -ENOMEM);
-	rsim_puda_set_global_fail_nth(0, 0);
+	KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(fp), 0);
+	rsim_fault_set_nth(fp, 0);
 	KUNIT_EXPECT_EQ(test, rsim_puda_live_mappings(), maps);
 }
 
