@@ -639,7 +639,7 @@ int rsim_ah_attr_check(const struct rdma_ah_attr *ah);
 /* mr.c (and testing.h) */
 extern const struct ib_device_ops rsim_mr_ops;
 void rsim_mr_init(struct rsim_dev *rsim);
-void rsim_mr_cleanup(struct rsim_dev *rsim);
+void rsim_mr_exit(struct rsim_dev *rsim);
 enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
 				   struct ib_mr *ibmr, u32 key, int access);
 enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
@@ -701,8 +701,8 @@ int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
 		     size_t *out_size, u16 *out_pkey_index);
 
 /* debugfs.c */
-void rsim_debugfs_register(void);
-void rsim_debugfs_unregister(void);
+void rsim_debugfs_init(void);
+void rsim_debugfs_exit(void);
 void rsim_debugfs_dev_init(struct rsim_dev *rsim);
 void rsim_debugfs_dev_exit(struct rsim_dev *rsim);
 
