@@ -22,24 +22,24 @@ static void rsim_dev_test_registers_named_device(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, device_is_registered(&rsim->ibdev.dev));
 }
 
-static struct rsim_dev *rsim_seen_want;
-static int rsim_seen_count;
+static struct rsim_dev *rsim_dev_seen_want;
+static int rsim_dev_seen_count;
 
-static int rsim_seen_add(struct ib_device *ibdev)
+static int rsim_dev_seen_add(struct ib_device *ibdev)
 {
-	if (ibdev == &rsim_seen_want->ibdev)
-		rsim_seen_count++;
+	if (ibdev == &rsim_dev_seen_want->ibdev)
+		rsim_dev_seen_count++;
 	return -EOPNOTSUPP;	/* keep no client data */
 }
 
-static void rsim_seen_remove(struct ib_device *ibdev, void *data)
+static void rsim_dev_seen_remove(struct ib_device *ibdev, void *data)
 {
 }
 
-static struct ib_client rsim_seen_client = {
+static struct ib_client rsim_dev_seen_client = {
 	.name = "rdmasim_kunit_seen",
-	.add = rsim_seen_add,
-	.remove = rsim_seen_remove,
+	.add = rsim_dev_seen_add,
+	.remove = rsim_dev_seen_remove,
 };
 
 static void rsim_dev_test_kernel_clients_see_device(struct kunit *test)
@@ -48,11 +48,11 @@ static void rsim_dev_test_kernel_clients_see_device(struct kunit *test)
 
 	/* every mandatory op present: in-kernel clients attach */
 	KUNIT_EXPECT_TRUE(test, rsim->ibdev.kverbs_provider);
-	rsim_seen_want = rsim;
-	rsim_seen_count = 0;
-	KUNIT_ASSERT_EQ(test, ib_register_client(&rsim_seen_client), 0);
-	ib_unregister_client(&rsim_seen_client);
-	KUNIT_EXPECT_EQ(test, rsim_seen_count, 1);
+	rsim_dev_seen_want = rsim;
+	rsim_dev_seen_count = 0;
+	KUNIT_ASSERT_EQ(test, ib_register_client(&rsim_dev_seen_client), 0);
+	ib_unregister_client(&rsim_dev_seen_client);
+	KUNIT_EXPECT_EQ(test, rsim_dev_seen_count, 1);
 }
 
 static void rsim_dev_test_duplicate_id_refused(struct kunit *test)
@@ -242,12 +242,12 @@ struct rsim_dev_client_ctx {
 	bool removed;
 };
 
-static struct rsim_dev_client_ctx rsim_client_ctx;
-static struct ib_client rsim_test_client;
+static struct rsim_dev_client_ctx rsim_dev_client_data;
+static struct ib_client rsim_dev_client;
 
-static int rsim_test_client_add(struct ib_device *ibdev)
+static int rsim_dev_client_add(struct ib_device *ibdev)
 {
-	struct rsim_dev_client_ctx *ctx = &rsim_client_ctx;
+	struct rsim_dev_client_ctx *ctx = &rsim_dev_client_data;
 	struct ib_qp_init_attr qpa = {};
 	struct rdma_ah_attr aha = {};
 
@@ -273,11 +273,11 @@ static int rsim_test_client_add(struct ib_device *ibdev)
 	rdma_ah_set_port_num(&aha, 1);
 	rdma_ah_set_dlid(&aha, 7);
 	ctx->ah = rdma_create_ah(ctx->pd, &aha, 0);
-	ib_set_client_data(ibdev, &rsim_test_client, ctx);
+	ib_set_client_data(ibdev, &rsim_dev_client, ctx);
 	return 0;
 }
 
-static void rsim_test_client_remove(struct ib_device *ibdev, void *data)
+static void rsim_dev_client_remove(struct ib_device *ibdev, void *data)
 {
 	struct rsim_dev_client_ctx *ctx = data;
 
@@ -295,25 +295,25 @@ static void rsim_test_client_remove(struct ib_device *ibdev, void *data)
 	ctx->removed = true;
 }
 
-static struct ib_client rsim_test_client = {
+static struct ib_client rsim_dev_client = {
 	.name = "rdmasim_kunit",
-	.add = rsim_test_client_add,
-	.remove = rsim_test_client_remove,
+	.add = rsim_dev_client_add,
+	.remove = rsim_dev_client_remove,
 };
 
-static void rsim_test_client_unregister(void *client)
+static void rsim_dev_client_unregister(void *client)
 {
 	ib_unregister_client(client);
 }
 
-static void rsim_test_dev_del(void *id)
+static void rsim_dev_del_action(void *id)
 {
 	rsim_dev_del((uintptr_t)id);
 }
 
 static void rsim_dev_test_delete_with_client_objects(struct kunit *test)
 {
-	struct rsim_dev_client_ctx *ctx = &rsim_client_ctx;
+	struct rsim_dev_client_ctx *ctx = &rsim_dev_client_data;
 	struct rsim_dev_config cfg;
 	u32 id = rsim_kunit_new_id();
 	int t;
@@ -323,13 +323,13 @@ static void rsim_dev_test_delete_with_client_objects(struct kunit *test)
 	ctx->rsim = rsim_dev_new(id, &cfg);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ctx->rsim);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, rsim_test_dev_del,
+			kunit_add_action_or_reset(test, rsim_dev_del_action,
 						  (void *)(uintptr_t)id));
-	KUNIT_ASSERT_EQ(test, ib_register_client(&rsim_test_client), 0);
+	KUNIT_ASSERT_EQ(test, ib_register_client(&rsim_dev_client), 0);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test,
-						  rsim_test_client_unregister,
-						  &rsim_test_client));
+						  rsim_dev_client_unregister,
+						  &rsim_dev_client));
 
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, ctx->pd);
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, ctx->cq);
@@ -352,14 +352,14 @@ static void rsim_dev_test_delete_with_client_objects(struct kunit *test)
  * platform device's int, or a LID (the module's base_lid + the id) past
  * the last unicast LID, however it would wrap in 16 bits.
  */
-struct rsim_unfit_case {
+struct rsim_dev_unfit_case {
 	const char *name;
 	u32 id;
 	u32 lid;	/* if set, the id is the one that gives this LID */
 	int err;
 };
 
-static const struct rsim_unfit_case rsim_unfit_cases[] = {
+static const struct rsim_dev_unfit_case rsim_dev_unfit_cases[] = {
 	{ "id_past_int_max", 0x80000000U, 0, -EINVAL },
 	{ "id_u32_max", U32_MAX, 0, -EINVAL },
 	{ "lid_first_multicast", 0, 0xc000, -ERANGE },
@@ -368,11 +368,11 @@ static const struct rsim_unfit_case rsim_unfit_cases[] = {
 	{ "id_int_max", INT_MAX, 0, -ERANGE },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_unfit, rsim_unfit_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_dev_unfit, rsim_dev_unfit_cases, name);
 
 static void rsim_dev_test_unfit_id_refused(struct kunit *test)
 {
-	const struct rsim_unfit_case *c = test->param_value;
+	const struct rsim_dev_unfit_case *c = test->param_value;
 	struct rsim_dev *shared = rsim_kunit_shared_dev(test);
 	int maps = rsim_puda_live_mappings();
 	struct rsim_kunit_counts before;
@@ -418,7 +418,7 @@ static void rsim_dev_test_long_id_named_in_full(struct kunit *test)
 	rsim = rsim_dev_new(id, &cfg);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rsim);
 	KUNIT_ASSERT_EQ(test, 0,
-			kunit_add_action_or_reset(test, rsim_test_dev_del,
+			kunit_add_action_or_reset(test, rsim_dev_del_action,
 						  (void *)(uintptr_t)id));
 	snprintf(name, sizeof(name), RSIM_DEV_NAME_FMT, id);
 	KUNIT_EXPECT_STREQ(test, dev_name(&rsim->ibdev.dev), name);
@@ -462,7 +462,7 @@ static struct kunit_case rsim_dev_test_cases[] = {
 	KUNIT_CASE(rsim_dev_test_del_unknown_id),
 	KUNIT_CASE(rsim_dev_test_bad_config_leaves_nothing),
 	KUNIT_CASE_PARAM(rsim_dev_test_unfit_id_refused,
-			 rsim_unfit_gen_params),
+			 rsim_dev_unfit_gen_params),
 	KUNIT_CASE(rsim_dev_test_long_id_named_in_full),
 	KUNIT_CASE(rsim_dev_test_created_with_async_probe_requested),
 	KUNIT_CASE(rsim_dev_test_create_delete_cycle),

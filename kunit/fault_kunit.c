@@ -118,9 +118,11 @@ static void rsim_fault_test_every_point_unwinds(struct kunit *test)
 	const struct rsim_fault_case *c = test->param_value;
 	struct rsim_kunit_counts before;
 	struct rsim_fault_ctx ctx = {};
+	struct rsim_fault_point *fp;
 	int k, err;
 
 	ctx.rsim = rsim_kunit_shared_dev(test);
+	fp = &ctx.rsim->fault[RSIM_FAULT_ALLOC];
 	ctx.pd = rsim_kunit_pd(test, ctx.rsim);
 	ctx.cq = rsim_kunit_cq(test, ctx.rsim, 64);
 	if (c->op == OP_REG_USER_MR) {
@@ -132,19 +134,18 @@ static void rsim_fault_test_every_point_unwinds(struct kunit *test)
 
 	for (k = 1; k <= 16; k++) {
 		rsim_kunit_snapshot(ctx.rsim, &before);
-		rsim_fault_set_nth(ctx.rsim, RSIM_FAULT_ALLOC, k);
+		rsim_fault_set_nth(fp, k);
 		err = rsim_fault_run(&ctx, c->op);
 		if (!err)
 			break;
 		KUNIT_EXPECT_EQ_MSG(test, err, -ENOMEM, "point %d", k);
 		KUNIT_EXPECT_EQ_MSG(test,
-				    rsim_fault_injected(ctx.rsim,
-							RSIM_FAULT_ALLOC),
+				    rsim_fault_injected(fp),
 				    before.injected[RSIM_FAULT_ALLOC] + 1,
 				    "point %d fired", k);
 		rsim_kunit_expect_counts(test, ctx.rsim, &before);
 	}
-	rsim_fault_set_nth(ctx.rsim, RSIM_FAULT_ALLOC, 0);
+	rsim_fault_set_nth(fp, 0);
 	KUNIT_EXPECT_EQ(test, k, c->points + 1);
 	rsim_kunit_expect_counts(test, ctx.rsim, &before);
 }
@@ -152,32 +153,34 @@ static void rsim_fault_test_every_point_unwinds(struct kunit *test)
 static void rsim_fault_test_nth_is_one_shot(struct kunit *test)
 {
 	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
+	struct rsim_fault_point *fp = &rsim->fault[RSIM_FAULT_ALLOC];
 	struct ib_pd *pd = rsim_kunit_pd(test, rsim);
-	int injected = rsim_fault_injected(rsim, RSIM_FAULT_ALLOC);
+	int injected = rsim_fault_injected(fp);
 	struct ib_mr *mr;
 
-	rsim_fault_set_nth(rsim, RSIM_FAULT_ALLOC, 1);
+	rsim_fault_set_nth(fp, 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4)),
 			-ENOMEM);
-	KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(rsim, RSIM_FAULT_ALLOC), 0);
+	KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(fp), 0);
 	mr = rsim_kunit_mr(test, pd, IB_MR_TYPE_MEM_REG, 4);
 	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, mr);
-	KUNIT_EXPECT_EQ(test, rsim_fault_injected(rsim, RSIM_FAULT_ALLOC),
+	KUNIT_EXPECT_EQ(test, rsim_fault_injected(fp),
 			injected + 1);
 }
 
 static void rsim_fault_test_countdown_spans_calls(struct kunit *test)
 {
 	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
+	struct rsim_fault_point *fp = &rsim->fault[RSIM_FAULT_ALLOC];
 	struct ib_pd *pd = rsim_kunit_pd(test, rsim);
 
 	/* alloc_mr has 3 points: the 5th check is the 2nd of the 2nd call */
-	rsim_fault_set_nth(rsim, RSIM_FAULT_ALLOC, 5);
+	rsim_fault_set_nth(fp, 5);
 	rsim_kunit_mr(test, pd, IB_MR_TYPE_MEM_REG, 4);
-	KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(rsim, RSIM_FAULT_ALLOC), 2);
+	KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(fp), 2);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4)),
 			-ENOMEM);
-	KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(rsim, RSIM_FAULT_ALLOC), 0);
+	KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(fp), 0);
 }
 
 static struct kunit_case rsim_fault_test_cases[] = {

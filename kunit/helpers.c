@@ -162,7 +162,7 @@ void rsim_kunit_snapshot(struct rsim_dev *rsim, struct rsim_kunit_counts *c)
 		c->refused[i] = atomic_read(&rsim->res[i].refused);
 	}
 	for (i = 0; i < RSIM_FAULT_NR; i++)
-		c->injected[i] = rsim_fault_injected(rsim, i);
+		c->injected[i] = rsim_fault_injected(&rsim->fault[i]);
 }
 
 /* Live counts are back where they were (refusals may have grown). */

@@ -43,7 +43,8 @@ static void mad_init(struct ib_mad *mad, u8 mgmt_class, u8 method,
 	mad->mad_hdr.attr_mod = cpu_to_be32(attr_mod);
 }
 
-static int mad_process(struct mad_fixture *f, u32 port)
+/* hand f->in to the device's process_mad on @port; f->out gets the reply */
+static int mad_run(struct mad_fixture *f, u32 port)
 {
 	size_t size = sizeof(*f->out);
 	u16 pkey_index = 0;
@@ -81,7 +82,7 @@ static void rsim_mad_test_node_info(struct kunit *test)
 
 	mad_init(f->in, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
 		 IB_SMP_ATTR_NODE_INFO, 0);
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	KUNIT_EXPECT_EQ(test, ni->base_version, 1);
 	KUNIT_EXPECT_EQ(test, ni->class_version, 1);
 	KUNIT_EXPECT_EQ(test, ni->node_type, RDMA_NODE_IB_CA);
@@ -106,7 +107,7 @@ static void rsim_mad_test_node_desc_dr(struct kunit *test)
 
 	mad_init(f->in, IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE, IB_MGMT_METHOD_GET,
 		 IB_SMP_ATTR_NODE_DESC, 0);
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	/* the response of a directed-route SMP carries the D bit */
 	KUNIT_EXPECT_TRUE(test, smp->status & IB_SMP_DIRECTION);
 	KUNIT_EXPECT_EQ(test, strncmp((char *)smp->data,
@@ -127,7 +128,7 @@ static void rsim_mad_test_port_info(struct kunit *test)
 	for (mod = 0; mod <= 1; mod++) {
 		mad_init(f->in, IB_MGMT_CLASS_SUBN_LID_ROUTED,
 			 IB_MGMT_METHOD_GET, IB_SMP_ATTR_PORT_INFO, mod);
-		mad_expect_reply(test, f, mad_process(f, 1), 0);
+		mad_expect_reply(test, f, mad_run(f, 1), 0);
 		KUNIT_EXPECT_EQ(test, be16_to_cpu(pi->lid), attr.lid);
 		KUNIT_EXPECT_EQ(test, be16_to_cpu(pi->sm_lid), attr.sm_lid);
 		KUNIT_EXPECT_EQ(test, be32_to_cpu(pi->cap_mask),
@@ -156,14 +157,14 @@ static void rsim_mad_test_guid_and_pkeys(struct kunit *test)
 
 	mad_init(f->in, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
 		 IB_SMP_ATTR_GUID_INFO, 0);
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(*(__be64 *)smp->data),
 			be64_to_cpu(f->rsim->port.guid));
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(*(__be64 *)(smp->data + 8)), 0);
 
 	mad_init(f->in, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
 		 IB_SMP_ATTR_PKEY_TABLE, 0);
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(pkeys[0]), 0xffff);
 	for (i = 1; i < 32; i++)
 		KUNIT_EXPECT_EQ(test, be16_to_cpu(pkeys[i]), 0);
@@ -233,7 +234,7 @@ static void rsim_mad_test_refused(struct kunit *test)
 	mad_init(f->in, c->mgmt_class, c->method, c->attr, c->attr_mod);
 	f->in->mad_hdr.class_version = c->class_version;
 	pma->data[1] = 1;	/* PortSelect, for PMA cases */
-	mad_expect_reply(test, f, mad_process(f, 1), c->status);
+	mad_expect_reply(test, f, mad_run(f, 1), c->status);
 	/* nothing but the header is answered */
 	if (c->mgmt_class != IB_MGMT_CLASS_PERF_MGMT)
 		for (i = 0; i < IB_SMP_DATA_SIZE; i++)
@@ -252,23 +253,23 @@ static void rsim_mad_test_not_ours(struct kunit *test)
 	/* a response */
 	mad_init(f->in, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET_RESP,
 		 IB_SMP_ATTR_NODE_INFO, 0);
-	KUNIT_EXPECT_EQ(test, mad_process(f, 1), IB_MAD_RESULT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, mad_run(f, 1), IB_MAD_RESULT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, f->out->mad_hdr.base_version, 0xee);
 	/* a trap */
 	f->in->mad_hdr.method = IB_MGMT_METHOD_TRAP;
-	KUNIT_EXPECT_EQ(test, mad_process(f, 1), IB_MAD_RESULT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, mad_run(f, 1), IB_MAD_RESULT_SUCCESS);
 	/* another class (an SA query is the SM's) */
 	mad_init(f->in, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_METHOD_GET,
 		 cpu_to_be16(0x11), 0);
-	KUNIT_EXPECT_EQ(test, mad_process(f, 1), IB_MAD_RESULT_SUCCESS);
+	KUNIT_EXPECT_EQ(test, mad_run(f, 1), IB_MAD_RESULT_SUCCESS);
 	KUNIT_EXPECT_EQ(test, f->out->mad_hdr.base_version, 0xee);
 	/* an OPA MAD, another port, too little room: not for this device */
 	mad_init(f->in, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET,
 		 IB_SMP_ATTR_NODE_INFO, 0);
 	f->in->mad_hdr.base_version = OPA_MGMT_BASE_VERSION;
-	KUNIT_EXPECT_EQ(test, mad_process(f, 1), IB_MAD_RESULT_FAILURE);
+	KUNIT_EXPECT_EQ(test, mad_run(f, 1), IB_MAD_RESULT_FAILURE);
 	f->in->mad_hdr.base_version = IB_MGMT_BASE_VERSION;
-	KUNIT_EXPECT_EQ(test, mad_process(f, 2), IB_MAD_RESULT_FAILURE);
+	KUNIT_EXPECT_EQ(test, mad_run(f, 2), IB_MAD_RESULT_FAILURE);
 	size = sizeof(*f->out) - 1;
 	ret = f->rsim->ibdev.ops.process_mad(&f->rsim->ibdev, 0, 1, NULL, NULL,
 					     f->in, f->out, &size, &pkey_index);
@@ -283,7 +284,7 @@ static void rsim_mad_test_pma_class_port_info(struct kunit *test)
 
 	mad_init(f->in, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_GET,
 		 IB_PMA_CLASS_PORT_INFO, 0);
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	KUNIT_EXPECT_EQ(test, cpi->base_version, 1);
 	KUNIT_EXPECT_EQ(test, cpi->class_version, 1);
 	KUNIT_EXPECT_TRUE(test, cpi->capability_mask &
@@ -312,7 +313,7 @@ static void rsim_mad_test_pma_counters(struct kunit *test)
 	mad_init(f->in, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_GET,
 		 IB_PMA_PORT_COUNTERS_EXT, 0);
 	in->data[1] = 1;
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	KUNIT_EXPECT_EQ(test, x->port_select, 1);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(x->port_xmit_data), 1000);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(x->port_rcv_data), 2000);
@@ -323,7 +324,7 @@ static void rsim_mad_test_pma_counters(struct kunit *test)
 	mad_init(f->in, IB_MGMT_CLASS_PERF_MGMT, IB_MGMT_METHOD_GET,
 		 IB_PMA_PORT_COUNTERS, 0);
 	in->data[1] = 1;
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_xmit_data), 1000);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_rcv_packets), U32_MAX);
 
@@ -331,14 +332,14 @@ static void rsim_mad_test_pma_counters(struct kunit *test)
 	f->in->mad_hdr.method = IB_MGMT_METHOD_SET;
 	((struct ib_pma_portcounters *)in->data)->counter_select =
 		IB_PMA_SEL_PORT_RCV_PACKETS;
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_rcv_packets), 0);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_xmit_data), 1000);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_rcv_data), 2000);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_xmit_packets), 10);
 	((struct ib_pma_portcounters *)in->data)->counter_select =
 		IB_PMA_SEL_PORT_XMIT_DATA;
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_xmit_data), 0);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_rcv_data), 2000);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_xmit_packets), 10);
@@ -346,7 +347,7 @@ static void rsim_mad_test_pma_counters(struct kunit *test)
 	f->in->mad_hdr.attr_id = IB_PMA_PORT_COUNTERS_EXT;
 	((struct ib_pma_portcounters_ext *)in->data)->counter_select =
 		IB_PMA_SELX_PORT_RCV_DATA;
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(x->port_rcv_data), 0);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(x->port_xmit_packets), 10);
 	f->in->mad_hdr.attr_id = IB_PMA_PORT_COUNTERS;
@@ -354,10 +355,10 @@ static void rsim_mad_test_pma_counters(struct kunit *test)
 	/* PortSelect 2 does not exist; 0xff (all ports) is port 1 */
 	f->in->mad_hdr.method = IB_MGMT_METHOD_GET;
 	in->data[1] = 2;
-	mad_expect_reply(test, f, mad_process(f, 1),
+	mad_expect_reply(test, f, mad_run(f, 1),
 			 IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
 	in->data[1] = 0xff;
-	mad_expect_reply(test, f, mad_process(f, 1), 0);
+	mad_expect_reply(test, f, mad_run(f, 1), 0);
 
 	spin_lock_bh(&f->rsim->stats_lock);
 	*c = saved;

@@ -157,8 +157,8 @@ static const struct rsim_map_case rsim_map_cases[] = {
 
 KUNIT_ARRAY_PARAM_DESC(rsim_map, rsim_map_cases, name);
 
-static void rsim_fill_sg(struct scatterlist *sgl, const struct rsim_map_ent *e,
-			 int n)
+static void rsim_map_fill_sg(struct scatterlist *sgl,
+			     const struct rsim_map_ent *e, int n)
 {
 	int i;
 
@@ -174,7 +174,7 @@ static void rsim_map_baseline(struct kunit *test, struct ib_mr *mr)
 	const struct rsim_map_ent base = { 0x50000, 0x1000 };
 	struct scatterlist sg;
 
-	rsim_fill_sg(&sg, &base, 1);
+	rsim_map_fill_sg(&sg, &base, 1);
 	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, P4K), 1);
 }
 
@@ -194,7 +194,7 @@ static void rsim_map_test_rule(struct kunit *test)
 	rmr = to_rsim_mr(mr);
 	rsim_map_baseline(test, mr);
 
-	rsim_fill_sg(sgl, c->sg, c->nents ? c->nents : 1);
+	rsim_map_fill_sg(sgl, c->sg, c->nents ? c->nents : 1);
 	ret = ib_map_mr_sg(mr, sgl, c->nents, &off, c->page_size);
 
 	KUNIT_EXPECT_EQ(test, ret, c->ret);
@@ -233,7 +233,7 @@ static void rsim_map_test_partial_then_resume(struct kunit *test)
 	unsigned int off = 0;
 	u64 covered;
 
-	rsim_fill_sg(&sg, &ent, 1);
+	rsim_map_fill_sg(&sg, &ent, 1);
 	KUNIT_EXPECT_EQ(test, ib_map_mr_sg(mr, &sg, 1, &off, P4K), 0);
 	KUNIT_EXPECT_EQ(test, off, 0x2000);
 	covered = mr->length;
@@ -272,7 +272,7 @@ static void rsim_map_test_length_rule_grid(struct kunit *test)
 					u64 ps = page_sizes[p];
 					int ret;
 
-					rsim_fill_sg(sgl, e, 2);
+					rsim_map_fill_sg(sgl, e, 2);
 					ret = ib_map_mr_sg(mr, sgl, 2, NULL, ps);
 					KUNIT_EXPECT_GE(test, ret, 0);
 					KUNIT_EXPECT_LE(test, mr->length,
@@ -332,7 +332,7 @@ static void rsim_map_test_sg_prefix(struct kunit *test)
 	};
 	struct scatterlist sgl[3];
 
-	rsim_fill_sg(sgl, e, 3);
+	rsim_map_fill_sg(sgl, e, 3);
 	KUNIT_EXPECT_EQ(test, rsim_mr_sg_prefix(sgl, 3, 0, P4K), 2);
 	KUNIT_EXPECT_EQ(test, rsim_mr_sg_prefix(sgl, 3, 0, 0), 2);
 	KUNIT_EXPECT_EQ(test, rsim_mr_sg_prefix(sgl, 3, 0x1000, P4K), 0);

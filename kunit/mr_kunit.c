@@ -11,14 +11,14 @@
 
 #define RSIM_FRPL_MAX	512	/* rsim_default_limits.max_fast_reg_page_list_len */
 
-struct rsim_alloc_case {
+struct rsim_mr_alloc_limits_case {
 	const char *name;
 	enum ib_mr_type type;
 	u32 max_num_sg;
 	int err;
 };
 
-static const struct rsim_alloc_case rsim_alloc_cases[] = {
+static const struct rsim_mr_alloc_limits_case rsim_mr_alloc_limits_cases[] = {
 	{ "mem_reg_1", IB_MR_TYPE_MEM_REG, 1, 0 },
 	{ "mem_reg_max", IB_MR_TYPE_MEM_REG, RSIM_FRPL_MAX, 0 },
 	{ "mem_reg_zero", IB_MR_TYPE_MEM_REG, 0, -EINVAL },
@@ -33,11 +33,11 @@ static const struct rsim_alloc_case rsim_alloc_cases[] = {
 	{ "type_dma", IB_MR_TYPE_DMA, 8, -EINVAL },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_alloc, rsim_alloc_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_mr_alloc_limits, rsim_mr_alloc_limits_cases, name);
 
 static void rsim_mr_test_alloc_limits(struct kunit *test)
 {
-	const struct rsim_alloc_case *c = test->param_value;
+	const struct rsim_mr_alloc_limits_case *c = test->param_value;
 	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
 	struct ib_pd *pd = rsim_kunit_pd(test, rsim);
 	struct rsim_kunit_counts before;
@@ -160,7 +160,7 @@ static void rsim_mr_user_mr_free(void *mr)
 	ib_dereg_mr(mr);
 }
 
-struct rsim_user_case {
+struct rsim_mr_user_case {
 	const char *name;
 	unsigned long prot;	/* of the user mapping */
 	bool zero_len;		/* register 0 bytes instead of 2 pages */
@@ -172,7 +172,7 @@ struct rsim_user_case {
 #define RSIM_RW		IB_ACCESS_REMOTE_WRITE
 #define RSIM_RR		IB_ACCESS_REMOTE_READ
 
-static const struct rsim_user_case rsim_user_cases[] = {
+static const struct rsim_mr_user_case rsim_mr_user_cases[] = {
 	{ "rw_mem_local_write", PROT_READ | PROT_WRITE, false, RSIM_LW, 0 },
 	{ "rw_mem_remote_rw", PROT_READ | PROT_WRITE, false,
 	  RSIM_LW | RSIM_RW | RSIM_RR, 0 },
@@ -188,11 +188,11 @@ static const struct rsim_user_case rsim_user_cases[] = {
 	{ "zero_length", PROT_READ | PROT_WRITE, true, RSIM_LW, -EINVAL },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_user, rsim_user_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_mr_user, rsim_mr_user_cases, name);
 
 static void rsim_mr_test_reg_user_mr(struct kunit *test)
 {
-	const struct rsim_user_case *c = test->param_value;
+	const struct rsim_mr_user_case *c = test->param_value;
 	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
 	struct ib_pd *pd = rsim_kunit_pd(test, rsim);
 	struct rsim_kunit_counts before;
@@ -244,12 +244,12 @@ static void rsim_mr_test_reg_user_mr_limits(struct kunit *test)
 }
 
 static struct kunit_case rsim_mr_test_cases[] = {
-	KUNIT_CASE_PARAM(rsim_mr_test_alloc_limits, rsim_alloc_gen_params),
+	KUNIT_CASE_PARAM(rsim_mr_test_alloc_limits, rsim_mr_alloc_limits_gen_params),
 	KUNIT_CASE(rsim_mr_test_keys_unique),
 	KUNIT_CASE(rsim_mr_test_index_not_reused_at_once),
 	KUNIT_CASE(rsim_mr_test_limit_refused),
 	KUNIT_CASE(rsim_mr_test_map_on_dma_mr_refused),
-	KUNIT_CASE_PARAM(rsim_mr_test_reg_user_mr, rsim_user_gen_params),
+	KUNIT_CASE_PARAM(rsim_mr_test_reg_user_mr, rsim_mr_user_gen_params),
 	KUNIT_CASE(rsim_mr_test_reg_user_mr_limits),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}

@@ -78,7 +78,7 @@ static void rsim_pd_test_pdn_unique(struct kunit *test)
 	KUNIT_EXPECT_NE(test, to_rsim_pd(a)->pdn, to_rsim_pd(b)->pdn);
 }
 
-struct rsim_ah_case {
+struct rsim_pd_ah_case {
 	const char *name;
 	u32 port;
 	u16 dlid;
@@ -88,7 +88,7 @@ struct rsim_ah_case {
 	int err;
 };
 
-static const struct rsim_ah_case rsim_ah_cases[] = {
+static const struct rsim_pd_ah_case rsim_pd_ah_cases[] = {
 	{ "valid", 1, 5, 0, false, 0, 0 },
 	{ "valid_sl15", 1, 5, 15, false, 0, 0 },
 	{ "valid_permissive_dlid", 1, 0xffff, 0, false, 0, 0 },
@@ -97,11 +97,11 @@ static const struct rsim_ah_case rsim_ah_cases[] = {
 	{ "port_two", 2, 5, 0, false, 0, -EINVAL },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_ah, rsim_ah_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_pd_ah, rsim_pd_ah_cases, name);
 
 static void rsim_pd_test_create_ah(struct kunit *test)
 {
-	const struct rsim_ah_case *c = test->param_value;
+	const struct rsim_pd_ah_case *c = test->param_value;
 	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
 	struct ib_pd *pd = rsim_kunit_pd(test, rsim);
 	struct rsim_kunit_counts before;
@@ -144,7 +144,7 @@ static struct kunit_case rsim_pd_test_cases[] = {
 	KUNIT_CASE(rsim_pd_test_unsafe_global_rkey_uses_dma_mr),
 	KUNIT_CASE(rsim_pd_test_limit_refused),
 	KUNIT_CASE(rsim_pd_test_pdn_unique),
-	KUNIT_CASE_PARAM(rsim_pd_test_create_ah, rsim_ah_gen_params),
+	KUNIT_CASE_PARAM(rsim_pd_test_create_ah, rsim_pd_ah_gen_params),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

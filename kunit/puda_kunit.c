@@ -34,8 +34,8 @@ static void rsim_puda_destroy_action(void *data)
 }
 
 /* A pool destroyed with the test. */
-static struct rsim_puda_pool *rsim_kunit_pool(struct kunit *test,
-					      const struct rsim_puda_config *c)
+static struct rsim_puda_pool *
+rsim_puda_pool_owned(struct kunit *test, const struct rsim_puda_config *c)
 {
 	struct rsim_puda_owned *o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
 
@@ -114,7 +114,7 @@ static void rsim_puda_test_buf_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rsim_puda_live_mappings(), maps);
 }
 
-struct rsim_cfg_case {
+struct rsim_puda_cfg_case {
 	const char *name;
 	struct rsim_puda_config cfg;
 	int err;
@@ -124,7 +124,7 @@ struct rsim_cfg_case {
 	{ .name = "p", .buf_len = (len), .initial = (init), .grow = (gr), \
 	  .max = (mx), .cache = (cch), .dir = DMA_BIDIRECTIONAL }
 
-static const struct rsim_cfg_case rsim_cfg_cases[] = {
+static const struct rsim_puda_cfg_case rsim_puda_cfg_cases[] = {
 	{ "valid", CFG(256, 4, 4, 16, 8), 0 },
 	{ "valid_no_cache", CFG(256, 4, 4, 16, 0), 0 },
 	{ "valid_empty_start", CFG(256, 0, 4, 16, 8), 0 },
@@ -141,11 +141,11 @@ static const struct rsim_cfg_case rsim_cfg_cases[] = {
 			      .dir = DMA_NONE }, -EINVAL },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_cfg, rsim_cfg_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_puda_cfg, rsim_puda_cfg_cases, name);
 
 static void rsim_puda_test_config(struct kunit *test)
 {
-	const struct rsim_cfg_case *c = test->param_value;
+	const struct rsim_puda_cfg_case *c = test->param_value;
 	int maps = rsim_puda_live_mappings();
 	struct rsim_puda_pool *pool;
 
@@ -163,23 +163,23 @@ static void rsim_puda_test_config(struct kunit *test)
 }
 
 /* Both designs: per-CPU caches, and one lock for everything. */
-struct rsim_mode_case {
+struct rsim_puda_mode_case {
 	const char *name;
 	u32 cache;
 };
 
-static const struct rsim_mode_case rsim_mode_cases[] = {
+static const struct rsim_puda_mode_case rsim_puda_mode_cases[] = {
 	{ "per_cpu_cache", 8 },
 	{ "single_lock", 0 },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_mode, rsim_mode_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_puda_mode, rsim_puda_mode_cases, name);
 
 static void rsim_puda_test_exhaustion(struct kunit *test)
 {
-	const struct rsim_mode_case *m = test->param_value;
+	const struct rsim_puda_mode_case *m = test->param_value;
 	struct rsim_puda_config cfg = CFG(128, 4, 0, 4, m->cache);
-	struct rsim_puda_pool *pool = rsim_kunit_pool(test, &cfg);
+	struct rsim_puda_pool *pool = rsim_puda_pool_owned(test, &cfg);
 	struct rsim_puda_buf *bufs[4];
 	struct rsim_puda_stats st;
 	int i, j;
@@ -207,9 +207,9 @@ static void rsim_puda_test_exhaustion(struct kunit *test)
 
 static void rsim_puda_test_grows_to_max_not_past(struct kunit *test)
 {
-	const struct rsim_mode_case *m = test->param_value;
+	const struct rsim_puda_mode_case *m = test->param_value;
 	struct rsim_puda_config cfg = CFG(128, 2, 2, 5, m->cache);
-	struct rsim_puda_pool *pool = rsim_kunit_pool(test, &cfg);
+	struct rsim_puda_pool *pool = rsim_puda_pool_owned(test, &cfg);
 	struct rsim_puda_buf *bufs[5];
 	struct rsim_puda_stats st;
 	int i;
@@ -233,7 +233,7 @@ static void rsim_puda_test_grows_to_max_not_past(struct kunit *test)
 static void rsim_puda_test_grow_explicit(struct kunit *test)
 {
 	struct rsim_puda_config cfg = CFG(64, 4, 0, 8, 8);
-	struct rsim_puda_pool *pool = rsim_kunit_pool(test, &cfg);
+	struct rsim_puda_pool *pool = rsim_puda_pool_owned(test, &cfg);
 
 	KUNIT_EXPECT_EQ(test, rsim_puda_grow(pool, 0, GFP_KERNEL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rsim_puda_grow(pool, 10, GFP_KERNEL), 4);
@@ -247,33 +247,33 @@ static void rsim_puda_test_grow_explicit(struct kunit *test)
  * every k: the grow fails with the precise errno, the pool is unchanged,
  * nothing stays mapped, and the failure is counted once.
  */
-struct rsim_fail_case {
+struct rsim_puda_fail_case {
 	const char *name;
 	bool map;
+	enum rsim_puda_fault_site site;
 };
 
-static const struct rsim_fail_case rsim_fail_cases[] = {
-	{ "kth_allocation", false },
-	{ "kth_mapping", true },
+static const struct rsim_puda_fail_case rsim_puda_fail_cases[] = {
+	{ "kth_allocation", false, RSIM_PUDA_FAULT_ALLOC },
+	{ "kth_mapping", true, RSIM_PUDA_FAULT_MAP },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_fail, rsim_fail_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_puda_fail, rsim_puda_fail_cases, name);
 
 static void rsim_puda_test_grow_failure_unwinds(struct kunit *test)
 {
-	const struct rsim_fail_case *c = test->param_value;
+	const struct rsim_puda_fail_case *c = test->param_value;
 	struct rsim_puda_config cfg = CFG(512, 2, 0, 64, 8);
-	struct rsim_puda_pool *pool = rsim_kunit_pool(test, &cfg);
+	struct rsim_puda_pool *pool = rsim_puda_pool_owned(test, &cfg);
+	struct rsim_fault_point *fp = rsim_puda_fault(pool, c->site);
 	struct rsim_puda_stats before, after;
-	int k, maps;
+	int k, maps, injected;
 
 	for (k = 1; k <= 8; k++) {
 		before = rsim_puda_st(pool);
 		maps = rsim_puda_live_mappings();
-		if (c->map)
-			rsim_puda_set_fail_nth(pool, 0, k);
-		else
-			rsim_puda_set_fail_nth(pool, k, 0);
+		injected = rsim_fault_injected(fp);
+		rsim_fault_set_nth(fp, k);
 		KUNIT_EXPECT_EQ_MSG(test, rsim_puda_grow(pool, 8, GFP_KERNEL),
 				    c->map ? -EIO : -ENOMEM, "k=%d", k);
 		after = rsim_puda_st(pool);
@@ -286,8 +286,10 @@ static void rsim_puda_test_grow_failure_unwinds(struct kunit *test)
 				before.map_fail + c->map);
 		KUNIT_EXPECT_EQ(test, after.alloc_fail,
 				before.alloc_fail + !c->map);
+		KUNIT_EXPECT_EQ(test, rsim_fault_injected(fp), injected + 1);
+		KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(fp), 0);
 	}
-	rsim_puda_set_fail_nth(pool, 0, 0);
+	rsim_fault_set_nth(fp, 0);
 	KUNIT_EXPECT_EQ(test, rsim_puda_grow(pool, 8, GFP_KERNEL), 8);
 	KUNIT_EXPECT_EQ(test, rsim_puda_st(pool).allocated, 10);
 }
@@ -295,18 +297,16 @@ static void rsim_puda_test_grow_failure_unwinds(struct kunit *test)
 /* Creation fails at its k-th allocation or mapping: nothing is left. */
 static void rsim_puda_test_create_failure_unwinds(struct kunit *test)
 {
-	const struct rsim_fail_case *c = test->param_value;
+	const struct rsim_puda_fail_case *c = test->param_value;
 	struct rsim_puda_config cfg = CFG(256, 6, 0, 8, 8);
+	struct rsim_fault_point *fp = rsim_puda_fault(NULL, c->site);
 	struct device *dev = rsim_puda_dev(test);
 	int maps = rsim_puda_live_mappings();
 	struct rsim_puda_pool *pool;
 	int k;
 
 	for (k = 1; k <= 6; k++) {
-		if (c->map)
-			rsim_puda_set_global_fail_nth(0, k);
-		else
-			rsim_puda_set_global_fail_nth(k, 0);
+		rsim_fault_set_nth(fp, k);
 		pool = rsim_puda_pool_create(dev, &cfg);
 		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(pool),
 				    c->map ? -EIO : -ENOMEM, "k=%d", k);
@@ -315,15 +315,16 @@ static void rsim_puda_test_create_failure_unwinds(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, rsim_puda_live_mappings(), maps,
 				    "k=%d", k);
 	}
-	rsim_puda_set_global_fail_nth(0, 0);
+	rsim_fault_set_nth(fp, 0);
 
 	/* and a single buffer */
-	rsim_puda_set_global_fail_nth(c->map ? 0 : 1, c->map ? 1 : 0);
+	rsim_fault_set_nth(fp, 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(rsim_puda_buf_alloc(dev, 64,
 							  DMA_TO_DEVICE,
 							  GFP_KERNEL)),
 			c->map ? -EIO : -ENOMEM);
-	rsim_puda_set_global_fail_nth(0, 0);
+	KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(fp), 0);
+	rsim_fault_set_nth(fp, 0);
 	KUNIT_EXPECT_EQ(test, rsim_puda_live_mappings(), maps);
 }
 
@@ -359,20 +360,20 @@ static void rsim_puda_test_destroy_reports_outstanding(struct kunit *test)
  * what it made; the destroy must not free the pool under the grow nor
  * count the grow's buffers; a buffer still out frees the pool when put.
  */
-struct rsim_race_case {
+struct rsim_puda_race_case {
 	const char *name;
 	u32 cache;
 	bool buf_out;
 };
 
-static const struct rsim_race_case rsim_race_cases[] = {
+static const struct rsim_puda_race_case rsim_puda_race_cases[] = {
 	{ "idle_per_cpu_cache", 8, false },
 	{ "idle_single_lock", 0, false },
 	{ "buffer_out_per_cpu_cache", 8, true },
 	{ "buffer_out_single_lock", 0, true },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_race, rsim_race_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_puda_race, rsim_puda_race_cases, name);
 
 struct rsim_puda_race {
 	struct kunit *test;
@@ -422,7 +423,7 @@ static void rsim_puda_race_hook(void *data)
 
 static void rsim_puda_test_grow_racing_destroy(struct kunit *test)
 {
-	const struct rsim_race_case *c = test->param_value;
+	const struct rsim_puda_race_case *c = test->param_value;
 	struct rsim_puda_config cfg = CFG(128, 2, 0, 6, c->cache);
 	struct rsim_puda_race r = { .test = test };
 	int maps = rsim_puda_live_mappings();
@@ -469,8 +470,8 @@ static void rsim_puda_test_grow_racing_destroy(struct kunit *test)
 static void rsim_puda_test_bad_puts_refused(struct kunit *test)
 {
 	struct rsim_puda_config cfg = CFG(128, 2, 0, 2, 8);
-	struct rsim_puda_pool *a = rsim_kunit_pool(test, &cfg);
-	struct rsim_puda_pool *b = rsim_kunit_pool(test, &cfg);
+	struct rsim_puda_pool *a = rsim_puda_pool_owned(test, &cfg);
+	struct rsim_puda_pool *b = rsim_puda_pool_owned(test, &cfg);
 	struct rsim_puda_buf *buf = rsim_puda_get(a, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
@@ -533,9 +534,9 @@ static int rsim_puda_worker_fn(void *data)
 
 static void rsim_puda_test_concurrent_accounting(struct kunit *test)
 {
-	const struct rsim_mode_case *m = test->param_value;
+	const struct rsim_puda_mode_case *m = test->param_value;
 	struct rsim_puda_config cfg = CFG(64, 8, 4, 24, m->cache);
-	struct rsim_puda_pool *pool = rsim_kunit_pool(test, &cfg);
+	struct rsim_puda_pool *pool = rsim_puda_pool_owned(test, &cfg);
 	struct rsim_puda_worker *w;
 	struct rsim_puda_stats st;
 	int i, clashes = 0;
@@ -600,21 +601,21 @@ static void rsim_puda_test_device_mad_pool(struct kunit *test)
 static struct kunit_case rsim_puda_test_cases[] = {
 	KUNIT_CASE(rsim_puda_test_buf_round_trip),
 	KUNIT_CASE(rsim_puda_test_buf_refused),
-	KUNIT_CASE_PARAM(rsim_puda_test_config, rsim_cfg_gen_params),
-	KUNIT_CASE_PARAM(rsim_puda_test_exhaustion, rsim_mode_gen_params),
+	KUNIT_CASE_PARAM(rsim_puda_test_config, rsim_puda_cfg_gen_params),
+	KUNIT_CASE_PARAM(rsim_puda_test_exhaustion, rsim_puda_mode_gen_params),
 	KUNIT_CASE_PARAM(rsim_puda_test_grows_to_max_not_past,
-			 rsim_mode_gen_params),
+			 rsim_puda_mode_gen_params),
 	KUNIT_CASE(rsim_puda_test_grow_explicit),
 	KUNIT_CASE_PARAM(rsim_puda_test_grow_failure_unwinds,
-			 rsim_fail_gen_params),
+			 rsim_puda_fail_gen_params),
 	KUNIT_CASE_PARAM(rsim_puda_test_create_failure_unwinds,
-			 rsim_fail_gen_params),
+			 rsim_puda_fail_gen_params),
 	KUNIT_CASE(rsim_puda_test_destroy_reports_outstanding),
 	KUNIT_CASE_PARAM(rsim_puda_test_grow_racing_destroy,
-			 rsim_race_gen_params),
+			 rsim_puda_race_gen_params),
 	KUNIT_CASE(rsim_puda_test_bad_puts_refused),
 	KUNIT_CASE_PARAM(rsim_puda_test_concurrent_accounting,
-			 rsim_mode_gen_params),
+			 rsim_puda_mode_gen_params),
 	KUNIT_CASE(rsim_puda_test_device_mad_pool),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}

@@ -47,7 +47,7 @@ static void rsim_qp_destroy_action(void *qp)
 	ib_destroy_qp(qp);
 }
 
-static struct ib_qp *rsim_kunit_qp(struct kunit *test, enum ib_qp_type type)
+static struct ib_qp *rsim_qp_owned(struct kunit *test, enum ib_qp_type type)
 {
 	struct rsim_qp_fixture *f = test->priv;
 	struct ib_qp_init_attr a;
@@ -74,14 +74,14 @@ enum rsim_qp_tweak {
 	TWEAK_ZERO_WR,
 };
 
-struct rsim_create_case {
+struct rsim_qp_new_case {
 	const char *name;
 	enum ib_qp_type type;
 	enum rsim_qp_tweak tweak;
 	int err;
 };
 
-static const struct rsim_create_case rsim_create_cases[] = {
+static const struct rsim_qp_new_case rsim_qp_new_cases[] = {
 	{ "rc", IB_QPT_RC, TWEAK_NONE, 0 },
 	{ "uc", IB_QPT_UC, TWEAK_NONE, 0 },
 	{ "ud", IB_QPT_UD, TWEAK_NONE, 0 },
@@ -102,11 +102,11 @@ static const struct rsim_create_case rsim_create_cases[] = {
 	{ "no_send_cq", IB_QPT_UD, TWEAK_NO_SEND_CQ, -EINVAL },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_create, rsim_create_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_qp_new, rsim_qp_new_cases, name);
 
 static void rsim_qp_test_create(struct kunit *test)
 {
-	const struct rsim_create_case *c = test->param_value;
+	const struct rsim_qp_new_case *c = test->param_value;
 	struct rsim_qp_fixture *f = rsim_qp_fixture(test);
 	const struct rsim_limits *lim = &f->rsim->cfg.limits;
 	struct rsim_kunit_counts before;
@@ -173,8 +173,8 @@ static void rsim_qp_test_numbers_unique(struct kunit *test)
 	struct ib_qp *a, *b;
 
 	rsim_qp_fixture(test);
-	a = rsim_kunit_qp(test, IB_QPT_RC);
-	b = rsim_kunit_qp(test, IB_QPT_UD);
+	a = rsim_qp_owned(test, IB_QPT_RC);
+	b = rsim_qp_owned(test, IB_QPT_UD);
 
 	KUNIT_EXPECT_NE(test, a->qp_num, b->qp_num);
 }
@@ -197,15 +197,15 @@ static void rsim_qp_test_limit_refused(struct kunit *test)
 	n = 5 - rsim_res_count(f->rsim, RSIM_RES_QP);
 	KUNIT_ASSERT_EQ(test, n, 3);
 	for (i = 0; i < n; i++)
-		rsim_kunit_qp(test, IB_QPT_RC);
+		rsim_qp_owned(test, IB_QPT_RC);
 	rsim_kunit_snapshot(f->rsim, &before);
 	rsim_qp_init_attr(f, &a, IB_QPT_RC);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_create_qp(f->pd, &a)), -ENOMEM);
 	rsim_kunit_expect_counts(test, f->rsim, &before);
 }
 
-static void rsim_rc_attr(struct ib_qp_attr *qa, enum ib_qp_state to,
-			 int *mask)
+static void rsim_qp_rc_attr(struct ib_qp_attr *qa, enum ib_qp_state to,
+			    int *mask)
 {
 	memset(qa, 0, sizeof(*qa));
 	qa->qp_state = to;
@@ -273,9 +273,9 @@ static void rsim_qp_test_rc_full_cycle(struct kunit *test)
 	int i, mask;
 
 	rsim_qp_fixture(test);
-	qp = rsim_kunit_qp(test, IB_QPT_RC);
+	qp = rsim_qp_owned(test, IB_QPT_RC);
 	for (i = 0; i < ARRAY_SIZE(path); i++) {
-		rsim_rc_attr(&qa, path[i].to, &mask);
+		rsim_qp_rc_attr(&qa, path[i].to, &mask);
 		if (path[i].bare)
 			mask = IB_QP_STATE;
 		KUNIT_EXPECT_EQ_MSG(test, ib_modify_qp(qp, &qa, mask), 0,
@@ -298,13 +298,13 @@ static void rsim_qp_test_rc_full_cycle(struct kunit *test)
 				IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE);
 	}
 	/* RESET forgot everything */
-	rsim_rc_attr(&qa, IB_QPS_RESET, &mask);
+	rsim_qp_rc_attr(&qa, IB_QPS_RESET, &mask);
 	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &qa, mask), 0);
 	KUNIT_EXPECT_EQ(test, ib_query_qp(qp, &qa, ~0, &qi), 0);
 	KUNIT_EXPECT_EQ(test, qa.dest_qp_num, 0);
 }
 
-struct rsim_trans_case {
+struct rsim_qp_trans_case {
 	const char *name;
 	enum ib_qp_state from;
 	enum ib_qp_state to;
@@ -312,7 +312,7 @@ struct rsim_trans_case {
 	int extra_mask;		/* an attribute not allowed here */
 };
 
-static const struct rsim_trans_case rsim_bad_transitions[] = {
+static const struct rsim_qp_trans_case rsim_qp_bad_transitions[] = {
 	{ "reset_to_rtr", IB_QPS_RESET, IB_QPS_RTR, 0, 0 },
 	{ "reset_to_rts", IB_QPS_RESET, IB_QPS_RTS, 0, 0 },
 	{ "init_to_rts", IB_QPS_INIT, IB_QPS_RTS, 0, 0 },
@@ -324,7 +324,7 @@ static const struct rsim_trans_case rsim_bad_transitions[] = {
 	{ "rtr_to_sqd", IB_QPS_RTR, IB_QPS_SQD, 0, 0 },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_trans, rsim_bad_transitions, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_qp_trans, rsim_qp_bad_transitions, name);
 
 static void rsim_qp_walk_to(struct kunit *test, struct ib_qp *qp,
 			    enum ib_qp_state to)
@@ -336,7 +336,7 @@ static void rsim_qp_walk_to(struct kunit *test, struct ib_qp *qp,
 	int i, mask;
 
 	for (i = 0; i < ARRAY_SIZE(order) && to != IB_QPS_RESET; i++) {
-		rsim_rc_attr(&qa, order[i], &mask);
+		rsim_qp_rc_attr(&qa, order[i], &mask);
 		KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, mask), 0);
 		if (order[i] == to)
 			break;
@@ -345,22 +345,22 @@ static void rsim_qp_walk_to(struct kunit *test, struct ib_qp *qp,
 
 static void rsim_qp_test_bad_transition(struct kunit *test)
 {
-	const struct rsim_trans_case *c = test->param_value;
+	const struct rsim_qp_trans_case *c = test->param_value;
 	struct ib_qp_attr qa;
 	struct ib_qp *qp;
 	int mask;
 
 	rsim_qp_fixture(test);
-	qp = rsim_kunit_qp(test, IB_QPT_RC);
+	qp = rsim_qp_owned(test, IB_QPT_RC);
 	rsim_qp_walk_to(test, qp, c->from);
-	rsim_rc_attr(&qa, c->to, &mask);
+	rsim_qp_rc_attr(&qa, c->to, &mask);
 	mask &= ~c->drop_mask;
 	mask |= c->extra_mask;
 	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &qa, mask), -EINVAL);
 	KUNIT_EXPECT_EQ(test, rsim_qp_state(test, qp), c->from);
 }
 
-struct rsim_attr_case {
+struct rsim_qp_attr_case {
 	const char *name;
 	enum ib_qp_state to;
 	int field;
@@ -373,7 +373,7 @@ enum {
 	F_TIMEOUT, F_RETRY, F_RNR_RETRY, F_ALT_PATH, F_CUR_STATE,
 };
 
-static const struct rsim_attr_case rsim_attr_cases[] = {
+static const struct rsim_qp_attr_case rsim_qp_attr_cases[] = {
 	/*
 	 * Through the driver op: ib_modify_qp() reads the port data of
 	 * attr->port_num before anything checks it (rdma_ib_or_roce() in
@@ -397,21 +397,21 @@ static const struct rsim_attr_case rsim_attr_cases[] = {
 	{ "rts_rnr_retry_8", IB_QPS_RTS, F_RNR_RETRY, -EINVAL },
 };
 
-KUNIT_ARRAY_PARAM_DESC(rsim_attr, rsim_attr_cases, name);
+KUNIT_ARRAY_PARAM_DESC(rsim_qp_attr, rsim_qp_attr_cases, name);
 
 static void rsim_qp_test_bad_attribute(struct kunit *test)
 {
-	const struct rsim_attr_case *c = test->param_value;
+	const struct rsim_qp_attr_case *c = test->param_value;
 	struct rsim_qp_fixture *f = rsim_qp_fixture(test);
 	const struct rsim_limits *lim = &f->rsim->cfg.limits;
-	struct ib_qp *qp = rsim_kunit_qp(test, IB_QPT_RC);
+	struct ib_qp *qp = rsim_qp_owned(test, IB_QPT_RC);
 	enum ib_qp_state from = c->to == IB_QPS_INIT ? IB_QPS_RESET :
 				c->to == IB_QPS_RTR ? IB_QPS_INIT : IB_QPS_RTR;
 	struct ib_qp_attr qa;
 	int mask, err;
 
 	rsim_qp_walk_to(test, qp, from);
-	rsim_rc_attr(&qa, c->to, &mask);
+	rsim_qp_rc_attr(&qa, c->to, &mask);
 	switch (c->field) {
 	case F_PORT:
 		qa.port_num = 2;
@@ -479,9 +479,9 @@ static void rsim_qp_test_psn_masked_to_24_bits(struct kunit *test)
 	int mask;
 
 	rsim_qp_fixture(test);
-	qp = rsim_kunit_qp(test, IB_QPT_RC);
+	qp = rsim_qp_owned(test, IB_QPT_RC);
 	rsim_qp_walk_to(test, qp, IB_QPS_INIT);
-	rsim_rc_attr(&qa, IB_QPS_RTR, &mask);
+	rsim_qp_rc_attr(&qa, IB_QPS_RTR, &mask);
 	qa.rq_psn = 0x1000100;
 	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, &qa, mask), 0);
 	KUNIT_EXPECT_EQ(test, ib_query_qp(qp, &qa, IB_QP_RQ_PSN, &qi), 0);
@@ -497,7 +497,7 @@ static void rsim_qp_test_post_send_ud_refused(struct kunit *test)
 	const struct ib_send_wr *bad = NULL;
 
 	rsim_qp_fixture(test);
-	qp = rsim_kunit_qp(test, IB_QPT_UD);
+	qp = rsim_qp_owned(test, IB_QPT_UD);
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr1, &bad), -EOPNOTSUPP);
 	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr1);
 }
@@ -505,7 +505,7 @@ static void rsim_qp_test_post_send_ud_refused(struct kunit *test)
 static void rsim_qp_test_post_recv_rules(struct kunit *test)
 {
 	struct rsim_qp_fixture *f = rsim_qp_fixture(test);
-	struct ib_qp *qp = rsim_kunit_qp(test, IB_QPT_RC);
+	struct ib_qp *qp = rsim_qp_owned(test, IB_QPT_RC);
 	struct ib_recv_wr wrs[9] = {};
 	const struct ib_recv_wr *bad = NULL;
 	struct ib_sge sge[3] = {};
@@ -561,12 +561,12 @@ static void rsim_qp_test_post_recv_rules(struct kunit *test)
 }
 
 static struct kunit_case rsim_qp_test_cases[] = {
-	KUNIT_CASE_PARAM(rsim_qp_test_create, rsim_create_gen_params),
+	KUNIT_CASE_PARAM(rsim_qp_test_create, rsim_qp_new_gen_params),
 	KUNIT_CASE(rsim_qp_test_numbers_unique),
 	KUNIT_CASE(rsim_qp_test_limit_refused),
 	KUNIT_CASE(rsim_qp_test_rc_full_cycle),
-	KUNIT_CASE_PARAM(rsim_qp_test_bad_transition, rsim_trans_gen_params),
-	KUNIT_CASE_PARAM(rsim_qp_test_bad_attribute, rsim_attr_gen_params),
+	KUNIT_CASE_PARAM(rsim_qp_test_bad_transition, rsim_qp_trans_gen_params),
+	KUNIT_CASE_PARAM(rsim_qp_test_bad_attribute, rsim_qp_attr_gen_params),
 	KUNIT_CASE(rsim_qp_test_psn_masked_to_24_bits),
 	KUNIT_CASE(rsim_qp_test_post_send_ud_refused),
 	KUNIT_CASE(rsim_qp_test_post_recv_rules),

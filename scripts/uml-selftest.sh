@@ -123,8 +123,10 @@ mad_pool_in_debugfs() {
 }
 check "mad_pool_in_debugfs" mad_pool_in_debugfs
 puda_fault_points() {
-	test -w $DBG/puda/fail_alloc_nth && test -w $DBG/puda/fail_map_nth &&
-		test -d $DBG/puda/fail_alloc && test -d $DBG/puda/fail_map
+	test -w $DBG/puda/fault/alloc/fail_nth &&
+		test -w $DBG/puda/fault/map/fail_nth &&
+		test -w $DBG/puda/fault/alloc/probability &&
+		test -w $DBG/puda/fault/map/probability
 }
 check "puda_fault_points" puda_fault_points
 

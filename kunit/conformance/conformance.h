@@ -150,7 +150,9 @@ void rcf_expect_unchanged(struct kunit *test, struct rcf_buf *b, u8 fill,
 
 /* conn.c: objects that go away with the case */
 struct ib_pd *rcf_pd(struct kunit *test);
+void rcf_pd_free(void *pd);
 struct ib_cq *rcf_cq(struct kunit *test, int cqe);
+void rcf_cq_free(void *cq);
 struct ib_mr *rcf_mr(struct kunit *test, struct ib_pd *pd,
 		     enum ib_mr_type type, u32 max_num_sg);
 void rcf_mr_free(void *mr);

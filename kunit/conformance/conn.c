@@ -102,7 +102,8 @@ void rcf_expect_unchanged(struct kunit *test, struct rcf_buf *b, u8 fill,
 			 changed, what, first, b->va[first], fill);
 }
 
-static void rcf_pd_free(void *pd)
+/* free a PD, as a KUnit action or a free function */
+void rcf_pd_free(void *pd)
 {
 	ib_dealloc_pd(pd);
 }
@@ -118,7 +119,8 @@ struct ib_pd *rcf_pd(struct kunit *test)
 	return pd;
 }
 
-static void rcf_cq_free(void *cq)
+/* free a CQ, as a KUnit action or a free function */
+void rcf_cq_free(void *cq)
 {
 	ib_free_cq(cq);
 }
@@ -401,7 +403,7 @@ static u8 rcf_rd_depth(const struct rcf_target *t)
 }
 
 /* RESET -> INIT -> RTR -> RTS, connected to QP @dest of the same port */
-static int rcf_modify_connect(struct rcf_conn *c, struct ib_qp *qp, u32 dest)
+static int rcf_qp_to_rts(struct rcf_conn *c, struct ib_qp *qp, u32 dest)
 {
 	const struct rcf_target *t = c->t;
 	union ib_gid dgid = t->gid;
@@ -463,10 +465,10 @@ static void rcf_connect_modify(struct kunit *test, struct rcf_conn *c)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
 	c->b.qp = qp;
 
-	err = rcf_modify_connect(c, c->a.qp, c->b.qp->qp_num);
+	err = rcf_qp_to_rts(c, c->a.qp, c->b.qp->qp_num);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "%s: requester QP to RTS",
 			    c->t->name);
-	err = rcf_modify_connect(c, c->b.qp, c->a.qp->qp_num);
+	err = rcf_qp_to_rts(c, c->b.qp, c->a.qp->qp_num);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "%s: responder QP to RTS",
 			    c->t->name);
 }

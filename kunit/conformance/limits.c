@@ -130,14 +130,9 @@ static void rcf_check_limit(struct kunit *test, const struct rcf_limit *l,
 			    "%s: %ss tracked at the limit", t->name, l->what);
 }
 
-static void *rcf_alloc_pd(struct kunit *test, void *ctx)
+static void *rcf_pd_alloc(struct kunit *test, void *ctx)
 {
 	return ib_alloc_pd(rcf_target(test)->dev, 0);
-}
-
-static void rcf_free_pd(void *pd)
-{
-	ib_dealloc_pd(pd);
 }
 
 /* Rule: max_pd PDs can live at once, and no more. */
@@ -146,7 +141,7 @@ static void rcf_test_limit_pd(struct kunit *test)
 	struct rcf_limit l = {
 		.what = "PD", .attr = "max_pd", .res = RDMA_RESTRACK_PD,
 		.max = rcf_target(test)->attr.max_pd,
-		.alloc = rcf_alloc_pd, .free = rcf_free_pd,
+		.alloc = rcf_pd_alloc, .free = rcf_pd_free,
 	};
 
 	RCF_RULE(test, "max_pd PDs can exist at once; one more is refused",
@@ -154,14 +149,9 @@ static void rcf_test_limit_pd(struct kunit *test)
 	rcf_check_limit(test, &l, NULL);
 }
 
-static void *rcf_alloc_cq(struct kunit *test, void *ctx)
+static void *rcf_cq_alloc(struct kunit *test, void *ctx)
 {
 	return ib_alloc_cq(rcf_target(test)->dev, NULL, 1, 0, IB_POLL_DIRECT);
-}
-
-static void rcf_free_cq(void *cq)
-{
-	ib_free_cq(cq);
 }
 
 /* Rule: max_cq CQs can live at once, and no more. */
@@ -170,7 +160,7 @@ static void rcf_test_limit_cq(struct kunit *test)
 	struct rcf_limit l = {
 		.what = "CQ", .attr = "max_cq", .res = RDMA_RESTRACK_CQ,
 		.max = rcf_target(test)->attr.max_cq,
-		.alloc = rcf_alloc_cq, .free = rcf_free_cq,
+		.alloc = rcf_cq_alloc, .free = rcf_cq_free,
 	};
 
 	RCF_RULE(test, "max_cq CQs can exist at once; one more is refused",
@@ -190,7 +180,7 @@ struct rcf_qp_ctx {
 	struct ib_qp_cap cap;
 };
 
-static void *rcf_alloc_qp(struct kunit *test, void *arg)
+static void *rcf_qp_alloc(struct kunit *test, void *arg)
 {
 	struct rcf_qp_ctx *ctx = arg;
 	struct ib_qp_init_attr a = {
@@ -205,7 +195,7 @@ static void *rcf_alloc_qp(struct kunit *test, void *arg)
 	return ib_create_qp(ctx->pd, &a);
 }
 
-static void rcf_free_qp(void *qp)
+static void rcf_qp_free(void *qp)
 {
 	ib_destroy_qp(qp);
 }
@@ -226,7 +216,7 @@ static void rcf_test_limit_qp(struct kunit *test)
 	struct rcf_limit l = {
 		.what = "QP", .attr = "max_qp", .res = RDMA_RESTRACK_QP,
 		.max = rcf_target(test)->attr.max_qp,
-		.alloc = rcf_alloc_qp, .free = rcf_free_qp,
+		.alloc = rcf_qp_alloc, .free = rcf_qp_free,
 	};
 	struct rcf_qp_ctx ctx;
 
@@ -236,14 +226,9 @@ static void rcf_test_limit_qp(struct kunit *test)
 	rcf_check_limit(test, &l, &ctx);
 }
 
-static void *rcf_alloc_mr(struct kunit *test, void *pd)
+static void *rcf_mr_alloc(struct kunit *test, void *pd)
 {
 	return ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 1);
-}
-
-static void rcf_free_mr(void *mr)
-{
-	ib_dereg_mr(mr);
 }
 
 /* Rule: max_mr MRs can live at once, and no more. */
@@ -252,7 +237,7 @@ static void rcf_test_limit_mr(struct kunit *test)
 	struct rcf_limit l = {
 		.what = "MR", .attr = "max_mr", .res = RDMA_RESTRACK_MR,
 		.max = rcf_target(test)->attr.max_mr,
-		.alloc = rcf_alloc_mr, .free = rcf_free_mr,
+		.alloc = rcf_mr_alloc, .free = rcf_mr_free,
 	};
 
 	RCF_RULE(test, "max_mr MRs can exist at once; one more is refused",
@@ -284,7 +269,7 @@ static void rcf_test_limit_cqe(struct kunit *test)
 			 max);
 		rcf_expect_ok_obj(test, ib_alloc_cq(t->dev, NULL, max, 0,
 						    IB_POLL_DIRECT),
-				  rcf_free_cq, what);
+				  rcf_cq_free, what);
 	} else {
 		kunit_info(test, "max_cqe %u: only max_cqe + 1 is tried", max);
 	}
@@ -294,7 +279,7 @@ static void rcf_test_limit_cqe(struct kunit *test)
 		 max + 1);
 	rcf_expect_err_ptr(test, ib_alloc_cq(t->dev, NULL, max + 1, 0,
 					     IB_POLL_DIRECT),
-			   rcf_free_cq, what);
+			   rcf_cq_free, what);
 }
 
 /* one QP with @cap; the caller says whether it may exist */
@@ -303,10 +288,10 @@ static void rcf_try_qp(struct kunit *test, struct rcf_qp_ctx *ctx,
 {
 	ctx->cap = *cap;
 	if (ok)
-		rcf_expect_ok_obj(test, rcf_alloc_qp(test, ctx), rcf_free_qp,
+		rcf_expect_ok_obj(test, rcf_qp_alloc(test, ctx), rcf_qp_free,
 				  what);
 	else
-		rcf_expect_err_ptr(test, rcf_alloc_qp(test, ctx), rcf_free_qp,
+		rcf_expect_err_ptr(test, rcf_qp_alloc(test, ctx), rcf_qp_free,
 				   what);
 }
 

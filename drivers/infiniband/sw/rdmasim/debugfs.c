@@ -81,13 +81,13 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_datapath);
 
-void rsim_debugfs_register(void)
+void rsim_debugfs_init(void)
 {
 	rsim_debugfs_root = debugfs_create_dir(RSIM_DRV_NAME, NULL);
 	rsim_puda_init(rsim_debugfs_root);
 }
 
-void rsim_debugfs_unregister(void)
+void rsim_debugfs_exit(void)
 {
 	rsim_puda_exit();
 	debugfs_remove_recursive(rsim_debugfs_root);

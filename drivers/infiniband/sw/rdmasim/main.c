@@ -314,11 +314,11 @@ static int __init rsim_init(void)
 		}
 	}
 
-	rsim_debugfs_register();
+	rsim_debugfs_init();
 
 	err = platform_driver_register(&rsim_platform_driver);
 	if (err)
-		goto err_debugfs_unregister;
+		goto err_debugfs_exit;
 
 	rsim_default_config(&cfg);
 	for (i = 0; i < num_devices; i++) {
@@ -336,8 +336,8 @@ static int __init rsim_init(void)
 err_del_all:
 	rsim_del_all();
 	platform_driver_unregister(&rsim_platform_driver);
-err_debugfs_unregister:
-	rsim_debugfs_unregister();
+err_debugfs_exit:
+	rsim_debugfs_exit();
 	return err;
 }
 
@@ -345,7 +345,7 @@ static void __exit rsim_exit(void)
 {
 	rsim_del_all();
 	platform_driver_unregister(&rsim_platform_driver);
-	rsim_debugfs_unregister();
+	rsim_debugfs_exit();
 }
 
 module_init(rsim_init);

@@ -26,7 +26,7 @@ void rsim_mr_init(struct rsim_dev *rsim)
 	rsim->mr_next = 1;
 }
 
-void rsim_mr_cleanup(struct rsim_dev *rsim)
+void rsim_mr_exit(struct rsim_dev *rsim)
 {
 	WARN_ON(!xa_empty(&rsim->mr_xa));
 	xa_destroy(&rsim->mr_xa);
@@ -370,10 +370,11 @@ static struct ib_mr *rsim_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-static struct ib_mr *rsim_mr_reg_user(struct ib_pd *ibpd, u64 start,
-				      u64 length, u64 iova, int access,
-				      struct ib_dmah *dmah,
-				      struct ib_udata *udata)
+/* reg_user_mr with the DMA handle, whether the kernel passes one or not */
+static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
+					   u64 length, u64 iova, int access,
+					   struct ib_dmah *dmah,
+					   struct ib_udata *udata)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
 	struct ib_umem *umem;
@@ -416,8 +417,8 @@ static struct ib_mr *rsim_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      RSIM_DMAH_PARAM
 				      struct ib_udata *udata)
 {
-	return rsim_mr_reg_user(ibpd, start, length, iova, access,
-				RSIM_DMAH_ARG, udata);
+	return rsim_reg_user_mr_dmah(ibpd, start, length, iova, access,
+				     RSIM_DMAH_ARG, udata);
 }
 
 /*

@@ -95,8 +95,8 @@ struct rsim_puda_pcp {
  * @dead: destroyed; the buffers still out free themselves when put
  * @dead_out: buffers still out after destroy
  * @pcp: per-CPU caches, or NULL for cache 0
- * @fail_alloc_nth: one-shot injection countdown for buffer allocation
- * @fail_map_nth: one-shot injection countdown for DMA mapping
+ * @fault: the pool's injection points (countdowns, no fault_attr), one
+ *	per &enum rsim_puda_fault_site
  * @grow_hook: KUnit only: called by a grow with its buffers made and no
  *	lock held (rsim_puda_set_grow_hook())
  * @grow_hook_data: @grow_hook's argument
@@ -126,8 +126,7 @@ struct rsim_puda_pool {
 	u32 dead_out;
 
 	struct rsim_puda_pcp __percpu *pcp;
-	atomic_t fail_alloc_nth;
-	atomic_t fail_map_nth;
+	struct rsim_fault_point fault[RSIM_PUDA_FAULT_NR];
 	void (*grow_hook)(void *data);
 	void *grow_hook_data;
 	struct dentry *debugfs;
@@ -138,41 +137,29 @@ static struct dentry *rsim_puda_debugfs;
 static atomic_t rsim_puda_mappings = ATOMIC_INIT(0);
 /* numbers debugfs names of pools that have no directory of their own */
 static atomic_t rsim_puda_next_id = ATOMIC_INIT(0);
-/* one-shot countdowns for every pool and single buffer (debugfs, KUnit) */
-static atomic_t rsim_puda_fail_alloc_nth = ATOMIC_INIT(0);
-static atomic_t rsim_puda_fail_map_nth = ATOMIC_INIT(0);
 
-#ifdef CONFIG_FAULT_INJECTION
-static DECLARE_FAULT_ATTR(rsim_puda_fail_alloc);
-static DECLARE_FAULT_ATTR(rsim_puda_fail_map);
-#endif
+/*
+ * Fault injection (fault.c): every pool has a countdown per site, and the
+ * library has one per site, with a fault_attr, for every pool and single
+ * buffer (what has no pool to arm yet: a creation, rsim_puda_buf_alloc()).
+ */
+static const char * const rsim_puda_fault_names[RSIM_PUDA_FAULT_NR] = {
+	[RSIM_PUDA_FAULT_ALLOC] = "alloc",
+	[RSIM_PUDA_FAULT_MAP] = "map",
+};
+static DECLARE_FAULT_ATTR(rsim_puda_alloc_attr);
+static DECLARE_FAULT_ATTR(rsim_puda_map_attr);
+static struct rsim_fault_point rsim_puda_lib_fault[RSIM_PUDA_FAULT_NR] = {
+	[RSIM_PUDA_FAULT_ALLOC] = RSIM_FAULT_POINT_INIT(&rsim_puda_alloc_attr),
+	[RSIM_PUDA_FAULT_MAP] = RSIM_FAULT_POINT_INIT(&rsim_puda_map_attr),
+};
 
-/* A one-shot countdown: the check that takes it from 1 to 0 fails. */
-static bool rsim_puda_nth(atomic_t *nth)
+/* The pool's point first, then the library's: one fault_attr per check. */
+static bool rsim_puda_should_fail(struct rsim_puda_pool *pool,
+				  enum rsim_puda_fault_site site)
 {
-	int n = atomic_read(nth);
-
-	while (n > 0) {
-		if (atomic_try_cmpxchg(nth, &n, n - 1))
-			return n == 1;
-	}
-	return false;
-}
-
-static bool rsim_puda_inject(struct rsim_puda_pool *pool, bool map)
-{
-	if (pool && rsim_puda_nth(map ? &pool->fail_map_nth :
-				  &pool->fail_alloc_nth))
-		return true;
-	if (rsim_puda_nth(map ? &rsim_puda_fail_map_nth :
-			  &rsim_puda_fail_alloc_nth))
-		return true;
-#ifdef CONFIG_FAULT_INJECTION
-	return should_fail(map ? &rsim_puda_fail_map : &rsim_puda_fail_alloc,
-			   1);
-#else
-	return false;
-#endif
+	return (pool && rsim_fault_check(&pool->fault[site])) ||
+	       rsim_fault_check(&rsim_puda_lib_fault[site]);
 }
 
 /* Valid buffer length: a precise errno for each way it can be wrong. */
@@ -200,7 +187,7 @@ static struct rsim_puda_buf *rsim_puda_buf_new(struct rsim_puda_pool *pool,
 {
 	struct rsim_puda_buf *buf;
 
-	buf = rsim_puda_inject(pool, false) ? NULL :
+	buf = rsim_puda_should_fail(pool, RSIM_PUDA_FAULT_ALLOC) ? NULL :
 	      kzalloc(struct_size(buf, data, len), gfp);
 	if (!buf) {
 		*err = -ENOMEM;
@@ -213,7 +200,7 @@ static struct rsim_puda_buf *rsim_puda_buf_new(struct rsim_puda_pool *pool,
 	buf->len = len;
 	buf->dir = dir;
 
-	if (rsim_puda_inject(pool, true)) {
+	if (rsim_puda_should_fail(pool, RSIM_PUDA_FAULT_MAP)) {
 		kfree(buf);
 		*err = -EIO;
 		return NULL;
@@ -701,10 +688,8 @@ static void rsim_puda_debugfs_init(struct rsim_puda_pool *pool)
 		return;
 	debugfs_create_file("stats", 0400, pool->debugfs, pool,
 			    &rsim_puda_stats_fops);
-	debugfs_create_atomic_t("fail_alloc_nth", 0600, pool->debugfs,
-				&pool->fail_alloc_nth);
-	debugfs_create_atomic_t("fail_map_nth", 0600, pool->debugfs,
-				&pool->fail_map_nth);
+	rsim_fault_debugfs_create(pool->debugfs, pool->fault,
+				  rsim_puda_fault_names, RSIM_PUDA_FAULT_NR);
 }
 
 static int rsim_puda_check_config(const struct rsim_puda_config *cfg)
@@ -738,7 +723,7 @@ struct rsim_puda_pool *rsim_puda_pool_create(struct device *dev,
 					     const struct rsim_puda_config *cfg)
 {
 	struct rsim_puda_pool *pool;
-	int cpu, err;
+	int cpu, err, i;
 
 	err = rsim_puda_check_config(cfg);
 	if (err)
@@ -755,6 +740,8 @@ struct rsim_puda_pool *rsim_puda_pool_create(struct device *dev,
 	spin_lock_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->free);
 	INIT_LIST_HEAD(&pool->all);
+	for (i = 0; i < RSIM_PUDA_FAULT_NR; i++)
+		rsim_fault_point_init(&pool->fault[i], NULL);
 
 	if (cfg->cache) {
 		pool->pcp = __alloc_percpu(size_add(sizeof(struct rsim_puda_pcp),
@@ -872,20 +859,24 @@ unsigned int rsim_puda_pool_destroy(struct rsim_puda_pool *pool)
 EXPORT_SYMBOL_GPL(rsim_puda_pool_destroy);
 
 /**
- * rsim_puda_set_fail_nth() - arm a pool's one-shot injection countdowns
- * @pool: the pool
- * @alloc_nth: the @alloc_nth-th buffer allocation from now fails (0: off)
- * @map_nth: the @map_nth-th DMA mapping from now fails (0: off)
+ * rsim_puda_fault() - an injection point of a pool, or of the library
+ * @pool: the pool, or NULL for the library-wide point, which applies to
+ *	every pool and single buffer (and so reaches what has no pool to arm
+ *	yet: rsim_puda_pool_create(), rsim_puda_buf_alloc())
+ * @site: which
  *
- * The same countdowns are in debugfs (fail_alloc_nth, fail_map_nth).
+ * Armed and read with fault.c's rsim_fault_set_nth(), rsim_fault_get_nth()
+ * and rsim_fault_injected(), like the device's points. The same points
+ * are in debugfs: <pool>/fault/<site>/ and rdmasim/puda/fault/<site>/.
+ *
+ * Return: the point.
  */
-void rsim_puda_set_fail_nth(struct rsim_puda_pool *pool, int alloc_nth,
-			    int map_nth)
+struct rsim_fault_point *rsim_puda_fault(struct rsim_puda_pool *pool,
+					 enum rsim_puda_fault_site site)
 {
-	atomic_set(&pool->fail_alloc_nth, alloc_nth);
-	atomic_set(&pool->fail_map_nth, map_nth);
+	return pool ? &pool->fault[site] : &rsim_puda_lib_fault[site];
 }
-EXPORT_SYMBOL_IF_KUNIT(rsim_puda_set_fail_nth);
+EXPORT_SYMBOL_IF_KUNIT(rsim_puda_fault);
 
 /**
  * rsim_puda_set_grow_hook() - run a function inside every grow of a pool
@@ -906,47 +897,21 @@ void rsim_puda_set_grow_hook(struct rsim_puda_pool *pool,
 EXPORT_SYMBOL_IF_KUNIT(rsim_puda_set_grow_hook);
 
 /**
- * rsim_puda_set_global_fail_nth() - arm the library-wide countdowns
- * @alloc_nth: the @alloc_nth-th buffer allocation from now, in any pool
- *	or single buffer, fails (0: off)
- * @map_nth: likewise for DMA mappings
- *
- * For what has no pool to arm yet (rsim_puda_pool_create(),
- * rsim_puda_buf_alloc()). Also in debugfs: rdmasim/puda/fail_*_nth.
- */
-void rsim_puda_set_global_fail_nth(int alloc_nth, int map_nth)
-{
-	atomic_set(&rsim_puda_fail_alloc_nth, alloc_nth);
-	atomic_set(&rsim_puda_fail_map_nth, map_nth);
-}
-EXPORT_SYMBOL_IF_KUNIT(rsim_puda_set_global_fail_nth);
-
-/**
  * rsim_puda_init() - create the pool library's debugfs directory
  * @root: rdmasim's debugfs root
  *
  * /sys/kernel/debug/rdmasim/puda/: pools without a directory of their own,
- * the library-wide one-shot countdowns fail_alloc_nth and fail_map_nth,
- * and with CONFIG_FAULT_INJECTION_DEBUG_FS the probabilistic injection
- * points fail_alloc/ and fail_map/; all apply to every pool and buffer.
+ * and the library-wide injection points fault/alloc/ and fault/map/
+ * (fail_nth, injected and, with CONFIG_FAULT_INJECTION_DEBUG_FS, a
+ * fault_attr), which apply to every pool and buffer.
  */
 void rsim_puda_init(struct dentry *root)
 {
 	if (IS_ERR_OR_NULL(root))
 		return;
 	rsim_puda_debugfs = debugfs_create_dir("puda", root);
-	if (IS_ERR(rsim_puda_debugfs))
-		return;
-	debugfs_create_atomic_t("fail_alloc_nth", 0600, rsim_puda_debugfs,
-				&rsim_puda_fail_alloc_nth);
-	debugfs_create_atomic_t("fail_map_nth", 0600, rsim_puda_debugfs,
-				&rsim_puda_fail_map_nth);
-#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
-	fault_create_debugfs_attr("fail_alloc", rsim_puda_debugfs,
-				  &rsim_puda_fail_alloc);
-	fault_create_debugfs_attr("fail_map", rsim_puda_debugfs,
-				  &rsim_puda_fail_map);
-#endif
+	rsim_fault_debugfs_create(rsim_puda_debugfs, rsim_puda_lib_fault,
+				  rsim_puda_fault_names, RSIM_PUDA_FAULT_NR);
 }
 
 /**

@@ -25,7 +25,7 @@
  * @rsim: device
  *
  * Context: process.
- * Return: 0 or -ENOMEM; rsim_qp_cleanup() undoes a partial setup.
+ * Return: 0 or -ENOMEM; rsim_qp_exit() undoes a partial setup.
  */
 int rsim_qp_init(struct rsim_dev *rsim)
 {
@@ -43,7 +43,7 @@ int rsim_qp_init(struct rsim_dev *rsim)
 	return rsim->dp_wq ? 0 : -ENOMEM;
 }
 
-void rsim_qp_cleanup(struct rsim_dev *rsim)
+void rsim_qp_exit(struct rsim_dev *rsim)
 {
 	if (rsim->dp_wq)
 		destroy_workqueue(rsim->dp_wq);

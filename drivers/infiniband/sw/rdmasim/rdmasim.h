@@ -21,7 +21,6 @@
 
 #include <rdmasim/compat.h>
 #include <rdmasim/puda.h>
-#include <rdmasim/testing.h>
 
 struct rsim_qp;
 
@@ -141,18 +140,37 @@ enum rsim_fault_site {
 };
 
 /**
- * struct rsim_fault_point - one injection site
+ * enum rsim_puda_fault_site - places where the PUDA library can fail
+ * @RSIM_PUDA_FAULT_ALLOC: a buffer's allocation
+ * @RSIM_PUDA_FAULT_MAP: a buffer's DMA mapping
+ * @RSIM_PUDA_FAULT_NR: number of sites; keep last
+ */
+enum rsim_puda_fault_site {
+	RSIM_PUDA_FAULT_ALLOC,
+	RSIM_PUDA_FAULT_MAP,
+	RSIM_PUDA_FAULT_NR,
+};
+
+/**
+ * struct rsim_fault_point - one injection point (fault.c), the device's
+ *	and the PUDA library's alike
  * @nth: one-shot countdown; the check that takes it from 1 to 0 fails
- * @injected: failures injected at this site so far
- * @attr: optional probabilistic layer (CONFIG_FAULT_INJECTION)
+ * @injected: failures injected at this point so far
+ * @attr: optional probabilistic layer, or NULL (always NULL without
+ *	CONFIG_FAULT_INJECTION)
  */
 struct rsim_fault_point {
 	atomic_t nth;
 	atomic_t injected;
-#ifdef CONFIG_FAULT_INJECTION
-	struct fault_attr attr;
-#endif
+	struct fault_attr *attr;
 };
+
+/* A point for static storage, with @attr (a struct fault_attr) or NULL */
+#define RSIM_FAULT_POINT_INIT(_attr) {					\
+		.nth = ATOMIC_INIT(0),					\
+		.injected = ATOMIC_INIT(0),				\
+		.attr = IS_ENABLED(CONFIG_FAULT_INJECTION) ? (_attr) : NULL, \
+	}
 
 /**
  * struct rsim_port - the single InfiniBand port's mutable state
@@ -241,6 +259,7 @@ struct rsim_dp_stats {
  *	taken with BH off: the data path looks QPs up from softirq context)
  * @qp_next: cursor for cyclic QP number allocation
  * @fault: injection sites
+ * @fault_attr: their probabilistic layers
  * @mad_pool: DMA-mapped buffers for the MAD receive queue
  * @debugfs: /sys/kernel/debug/rdmasim/rdmasim<N>
  * @dp_wq: the data path's worker (dp.c): runs what a poster may not or
@@ -264,6 +283,7 @@ struct rsim_dev {
 	struct xarray qp_xa;
 	u32 qp_next;
 	struct rsim_fault_point fault[RSIM_FAULT_NR];
+	struct fault_attr fault_attr[RSIM_FAULT_NR];
 	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
 	struct workqueue_struct *dp_wq;
@@ -600,20 +620,15 @@ static inline struct rsim_mr *to_rsim_mr(struct ib_mr *ibmr)
 	ibdev_err_ratelimited(&(rsim)->ibdev, "%s: " fmt, __func__,	\
 			      ##__VA_ARGS__)
 
-/* main.c */
+/* main.c (and testing.h) */
 extern unsigned int rsim_base_lid;
-struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg);
-int rsim_dev_del(u32 id);
-void rsim_default_config(struct rsim_dev_config *cfg);
 
-/* dev.c */
+/* dev.c (and testing.h) */
 int rsim_dev_probe(struct platform_device *pdev,
 		   const struct rsim_dev_config *cfg);
 void rsim_dev_remove(struct platform_device *pdev);
 bool rsim_res_get(struct rsim_dev *rsim, enum rsim_res_type type);
 void rsim_res_put(struct rsim_dev *rsim, enum rsim_res_type type);
-int rsim_res_count(struct rsim_dev *rsim, enum rsim_res_type type);
-const char *rsim_res_name(enum rsim_res_type type);
 int rsim_dev_lid(u16 cfg_lid, unsigned int base_lid, u32 id, u16 *lid);
 extern const struct rsim_limits rsim_default_limits;
 
@@ -621,10 +636,10 @@ extern const struct rsim_limits rsim_default_limits;
 extern const struct ib_device_ops rsim_pd_ops;
 int rsim_ah_attr_check(const struct rdma_ah_attr *ah);
 
-/* mr.c */
+/* mr.c (and testing.h) */
 extern const struct ib_device_ops rsim_mr_ops;
 void rsim_mr_init(struct rsim_dev *rsim);
-void rsim_mr_cleanup(struct rsim_dev *rsim);
+void rsim_mr_exit(struct rsim_dev *rsim);
 enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
 				   struct ib_mr *ibmr, u32 key, int access);
 enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
@@ -643,7 +658,7 @@ void rsim_notify_run(struct rsim_notify *n);
 /* qp.c */
 extern const struct ib_device_ops rsim_qp_ops;
 int rsim_qp_init(struct rsim_dev *rsim);
-void rsim_qp_cleanup(struct rsim_dev *rsim);
+void rsim_qp_exit(struct rsim_dev *rsim);
 struct rsim_qp *rsim_qp_get(struct rsim_dev *rsim, u32 qpn);
 void rsim_qp_put(struct rsim_qp *qp);
 void *rsim_wqe(struct rsim_wq *wq, u32 n);
@@ -664,24 +679,20 @@ void rsim_dp_wake_requester(struct rsim_qp *qp);
 void rsim_dp_work(struct work_struct *work);
 void rsim_dp_stop(struct rsim_qp *qp);
 
-/* fault.c */
+/* fault.c (and testing.h) */
+void rsim_fault_point_init(struct rsim_fault_point *fp,
+			   struct fault_attr *attr);
+bool rsim_fault_check(struct rsim_fault_point *fp);
+void rsim_fault_debugfs_create(struct dentry *parent,
+			       struct rsim_fault_point *fp,
+			       const char * const *names, int n);
 bool rsim_should_fail(struct rsim_dev *rsim, enum rsim_fault_site site);
-void rsim_fault_set_nth(struct rsim_dev *rsim, enum rsim_fault_site site,
-			int nth);
-int rsim_fault_get_nth(struct rsim_dev *rsim, enum rsim_fault_site site);
-int rsim_fault_injected(struct rsim_dev *rsim, enum rsim_fault_site site);
 void rsim_fault_init(struct rsim_dev *rsim);
 void rsim_fault_debugfs_init(struct rsim_dev *rsim);
 
-/* puda.c */
+/* puda.c (and testing.h) */
 void rsim_puda_init(struct dentry *root);
 void rsim_puda_exit(void);
-void rsim_puda_set_fail_nth(struct rsim_puda_pool *pool, int alloc_nth,
-			    int map_nth);
-void rsim_puda_set_grow_hook(struct rsim_puda_pool *pool,
-			     void (*fn)(void *data), void *data);
-int rsim_puda_live_mappings(void);
-void rsim_puda_set_global_fail_nth(int alloc_nth, int map_nth);
 
 /* mad.c */
 int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
@@ -690,9 +701,12 @@ int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
 		     size_t *out_size, u16 *out_pkey_index);
 
 /* debugfs.c */
-void rsim_debugfs_register(void);
-void rsim_debugfs_unregister(void);
+void rsim_debugfs_init(void);
+void rsim_debugfs_exit(void);
 void rsim_debugfs_dev_init(struct rsim_dev *rsim);
 void rsim_debugfs_dev_exit(struct rsim_dev *rsim);
+
+/* What the KUnit module uses from the driver */
+#include <rdmasim/testing.h>
 
 #endif /* RDMASIM_H */
