@@ -167,7 +167,8 @@ void rsim_fault_init(struct rsim_dev *rsim)
 	int i;
 
 	for (i = 0; i < RSIM_FAULT_NR; i++)
-		rsim_fault_point_init(&rsim->fault[i], &rsim->fault_attr[i]);
+		rsim_fault_point_init(&rsim->fault[i],
+				      RSIM_FAULT_ATTR_REF(&rsim->fault_attr[i]));
 }
 
 /**

@@ -147,8 +147,8 @@ static const char * const rsim_puda_fault_names[RSIM_PUDA_FAULT_NR] = {
 	[RSIM_PUDA_FAULT_ALLOC] = "alloc",
 	[RSIM_PUDA_FAULT_MAP] = "map",
 };
-static DECLARE_FAULT_ATTR(rsim_puda_alloc_attr);
-static DECLARE_FAULT_ATTR(rsim_puda_map_attr);
+RSIM_FAULT_ATTR(rsim_puda_alloc_attr);
+RSIM_FAULT_ATTR(rsim_puda_map_attr);
 static struct rsim_fault_point rsim_puda_lib_fault[RSIM_PUDA_FAULT_NR] = {
 	[RSIM_PUDA_FAULT_ALLOC] = RSIM_FAULT_POINT_INIT(&rsim_puda_alloc_attr),
 	[RSIM_PUDA_FAULT_MAP] = RSIM_FAULT_POINT_INIT(&rsim_puda_map_attr),

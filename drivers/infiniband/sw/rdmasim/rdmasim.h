@@ -165,11 +165,25 @@ struct rsim_fault_point {
 	struct fault_attr *attr;
 };
 
+/*
+ * Without CONFIG_FAULT_INJECTION, <linux/fault-inject.h> has no struct
+ * fault_attr (before 6.x it declared nothing at all): a point is then a
+ * countdown alone. RSIM_FAULT_ATTR() defines a static fault_attr (or
+ * nothing usable), RSIM_FAULT_ATTR_REF() names one (or is NULL).
+ */
+#ifdef CONFIG_FAULT_INJECTION
+#define RSIM_FAULT_ATTR(name)		static DECLARE_FAULT_ATTR(name)
+#define RSIM_FAULT_ATTR_REF(attr)	(attr)
+#else
+#define RSIM_FAULT_ATTR(name)		static const char name[0] __maybe_unused
+#define RSIM_FAULT_ATTR_REF(attr)	NULL
+#endif
+
 /* A point for static storage, with @attr (a struct fault_attr) or NULL */
 #define RSIM_FAULT_POINT_INIT(_attr) {					\
 		.nth = ATOMIC_INIT(0),					\
 		.injected = ATOMIC_INIT(0),				\
-		.attr = IS_ENABLED(CONFIG_FAULT_INJECTION) ? (_attr) : NULL, \
+		.attr = RSIM_FAULT_ATTR_REF(_attr),			\
 	}
 
 /**
@@ -283,7 +297,9 @@ struct rsim_dev {
 	struct xarray qp_xa;
 	u32 qp_next;
 	struct rsim_fault_point fault[RSIM_FAULT_NR];
+#ifdef CONFIG_FAULT_INJECTION
 	struct fault_attr fault_attr[RSIM_FAULT_NR];
+#endif
 	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
 	struct workqueue_struct *dp_wq;
