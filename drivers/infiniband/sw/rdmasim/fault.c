@@ -33,22 +33,22 @@ static const char * const rsim_fault_names[RSIM_FAULT_NR] = {
 /**
  * rsim_fault_point_init() - disarm a point and reset its counter
  * @fp: the point
- * @attr: its probabilistic layer, initialised here (default: never
- *	fails), or NULL for a countdown alone; ignored without
+ * @store: room for its probabilistic layer, initialised here (default:
+ *	never fails), or NULL for a countdown alone; ignored without
  *	CONFIG_FAULT_INJECTION
  *
  * Context: any; no check of @fp may run meanwhile.
  */
 void rsim_fault_point_init(struct rsim_fault_point *fp,
-			   struct fault_attr *attr)
+			   struct rsim_fault_attr *store)
 {
 	atomic_set(&fp->nth, 0);
 	atomic_set(&fp->injected, 0);
 	fp->attr = NULL;
 #ifdef CONFIG_FAULT_INJECTION
-	if (attr) {
-		*attr = (struct fault_attr)FAULT_ATTR_INITIALIZER;
-		fp->attr = attr;
+	if (store) {
+		store->attr = (struct fault_attr)FAULT_ATTR_INITIALIZER;
+		fp->attr = &store->attr;
 	}
 #endif
 }
@@ -167,8 +167,7 @@ void rsim_fault_init(struct rsim_dev *rsim)
 	int i;
 
 	for (i = 0; i < RSIM_FAULT_NR; i++)
-		rsim_fault_point_init(&rsim->fault[i],
-				      RSIM_FAULT_ATTR_REF(&rsim->fault_attr[i]));
+		rsim_fault_point_init(&rsim->fault[i], &rsim->fault_attr[i]);
 }
 
 /**

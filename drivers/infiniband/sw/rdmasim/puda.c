@@ -147,12 +147,10 @@ static const char * const rsim_puda_fault_names[RSIM_PUDA_FAULT_NR] = {
 	[RSIM_PUDA_FAULT_ALLOC] = "alloc",
 	[RSIM_PUDA_FAULT_MAP] = "map",
 };
-RSIM_FAULT_ATTR(rsim_puda_alloc_attr);
-RSIM_FAULT_ATTR(rsim_puda_map_attr);
-static struct rsim_fault_point rsim_puda_lib_fault[RSIM_PUDA_FAULT_NR] = {
-	[RSIM_PUDA_FAULT_ALLOC] = RSIM_FAULT_POINT_INIT(&rsim_puda_alloc_attr),
-	[RSIM_PUDA_FAULT_MAP] = RSIM_FAULT_POINT_INIT(&rsim_puda_map_attr),
-};
+
+/* disarmed until rsim_puda_init() gives them their fault_attr */
+static struct rsim_fault_attr rsim_puda_fault_attr[RSIM_PUDA_FAULT_NR];
+static struct rsim_fault_point rsim_puda_lib_fault[RSIM_PUDA_FAULT_NR];
 
 /* The pool's point first, then the library's: one fault_attr per check. */
 static bool rsim_puda_should_fail(struct rsim_puda_pool *pool,
@@ -897,7 +895,7 @@ void rsim_puda_set_grow_hook(struct rsim_puda_pool *pool,
 EXPORT_SYMBOL_IF_KUNIT(rsim_puda_set_grow_hook);
 
 /**
- * rsim_puda_init() - create the pool library's debugfs directory
+ * rsim_puda_init() - set up the library's injection points and debugfs
  * @root: rdmasim's debugfs root
  *
  * /sys/kernel/debug/rdmasim/puda/: pools without a directory of their own,
@@ -907,6 +905,11 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_puda_set_grow_hook);
  */
 void rsim_puda_init(struct dentry *root)
 {
+	int i;
+
+	for (i = 0; i < RSIM_PUDA_FAULT_NR; i++)
+		rsim_fault_point_init(&rsim_puda_lib_fault[i],
+				      &rsim_puda_fault_attr[i]);
 	if (IS_ERR_OR_NULL(root))
 		return;
 	rsim_puda_debugfs = debugfs_create_dir("puda", root);

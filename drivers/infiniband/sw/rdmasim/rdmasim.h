@@ -165,26 +165,16 @@ struct rsim_fault_point {
 	struct fault_attr *attr;
 };
 
-/*
- * Without CONFIG_FAULT_INJECTION, <linux/fault-inject.h> has no struct
- * fault_attr (before 6.x it declared nothing at all): a point is then a
- * countdown alone. RSIM_FAULT_ATTR() defines a static fault_attr (or
- * nothing usable), RSIM_FAULT_ATTR_REF() names one (or is NULL).
+/**
+ * struct rsim_fault_attr - room for a point's probabilistic layer
+ * @attr: the layer; absent without CONFIG_FAULT_INJECTION, where
+ *	<linux/fault-inject.h> declares no struct fault_attr (6.1)
  */
+struct rsim_fault_attr {
 #ifdef CONFIG_FAULT_INJECTION
-#define RSIM_FAULT_ATTR(name)		static DECLARE_FAULT_ATTR(name)
-#define RSIM_FAULT_ATTR_REF(attr)	(attr)
-#else
-#define RSIM_FAULT_ATTR(name)		static const char name[0] __maybe_unused
-#define RSIM_FAULT_ATTR_REF(attr)	NULL
+	struct fault_attr attr;
 #endif
-
-/* A point for static storage, with @attr (a struct fault_attr) or NULL */
-#define RSIM_FAULT_POINT_INIT(_attr) {					\
-		.nth = ATOMIC_INIT(0),					\
-		.injected = ATOMIC_INIT(0),				\
-		.attr = RSIM_FAULT_ATTR_REF(_attr),			\
-	}
+};
 
 /**
  * struct rsim_port - the single InfiniBand port's mutable state
@@ -297,9 +287,7 @@ struct rsim_dev {
 	struct xarray qp_xa;
 	u32 qp_next;
 	struct rsim_fault_point fault[RSIM_FAULT_NR];
-#ifdef CONFIG_FAULT_INJECTION
-	struct fault_attr fault_attr[RSIM_FAULT_NR];
-#endif
+	struct rsim_fault_attr fault_attr[RSIM_FAULT_NR];
 	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
 	struct workqueue_struct *dp_wq;
@@ -697,7 +685,7 @@ void rsim_dp_stop(struct rsim_qp *qp);
 
 /* fault.c (and testing.h) */
 void rsim_fault_point_init(struct rsim_fault_point *fp,
-			   struct fault_attr *attr);
+			   struct rsim_fault_attr *store);
 bool rsim_fault_check(struct rsim_fault_point *fp);
 void rsim_fault_debugfs_create(struct dentry *parent,
 			       struct rsim_fault_point *fp,
