@@ -59,6 +59,8 @@ BAD = [
     (r'inconsistent lock state', 'lockdep'),
     (r'DEBUG_LOCKS_WARN_ON', 'lockdep'),
     (r'list_(add|del) corruption', 'DEBUG_LIST'),
+    (r'blocked for more than \d+ seconds', 'hung task'),
+    (r'rcu: INFO: .*detected stalls', 'RCU stall'),
     (r'Kernel panic', 'panic'),
     (r'Oops', 'oops'),
     (r'general protection fault', 'oops'),
