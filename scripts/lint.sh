@@ -3,7 +3,8 @@
 #
 # lint.sh <kernel source>
 # checkpatch --strict, kernel-doc -Wall, and kernel-doc on every exported
-# symbol; shellcheck over scripts/ when it is installed. Any finding
+# symbol; context-lint.py over the driver (a "Context: any" comment over a
+# narrower lock or a sleep); shellcheck over scripts/ when it is installed. Any finding
 # fails. (W=1 and sparse run in the builds, check.sh.) Uses lib.sh's
 # RSIM_TOP.
 set -euo pipefail
@@ -43,10 +44,16 @@ for f in $files; do
 	done
 done
 
+# a "Context: any" comment must not hide a narrower lock or a sleep
+stage "context comments"
+# shellcheck disable=SC2046 # one file per word
+python3 scripts/context-lint.py $(echo "$files" | grep '^drivers/.*\.c$') ||
+	fail=1
+
 if command -v shellcheck >/dev/null; then
 	stage "shellcheck"
 	shellcheck scripts/*.sh .ci/run || fail=1
 fi
 
 [ $fail = 0 ] || die "lint found problems"
-stage "lint clean: checkpatch --strict, kernel-doc$(command -v shellcheck >/dev/null && echo ", shellcheck")"
+stage "lint clean: checkpatch --strict, kernel-doc, context comments$(command -v shellcheck >/dev/null && echo ", shellcheck")"
