@@ -13,6 +13,7 @@
 #include <linux/kthread.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <rdma/ib_cache.h>
 
 #include "helpers.h"
 
@@ -955,7 +956,8 @@ static void rsim_dp_test_post_checks(struct kunit *test)
 	}
 	/* RESET, INIT, RTR: nothing can be sent */
 	KUNIT_EXPECT_EQ(test, ib_post_send(fresh, &wrs[16], &bad), -EINVAL);
-	KUNIT_EXPECT_EQ(test, ib_post_send(ud, &wrs[16], &bad), -EOPNOTSUPP);
+	/* a UD QP in RESET (its own rules: rdmasim_qp, and the UD cases) */
+	KUNIT_EXPECT_EQ(test, ib_post_send(ud, &wrs[16], &bad), -EINVAL);
 	KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &at.wr, &bad), -EINVAL);
 
 	wrs[2].sg_list = sge;
@@ -1858,6 +1860,264 @@ static void rsim_dp_test_inval_stops_writes(struct kunit *test)
 	}
 }
 
+#define DP_QKEY		0x1234
+
+/* a UD QP on the fixture's CQ, in RTS with @qkey at P_Key index @pkey */
+static struct ib_qp *dp_ud_qp(struct kunit *test, struct dp_fixture *f,
+			      u32 qkey, u16 pkey)
+{
+	struct ib_qp *qp = dp_qp(test, f, IB_QPT_UD, f->pd);
+	struct ib_qp_attr qa = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.pkey_index = pkey,
+		.qkey = qkey,
+	};
+
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_QKEY), 0);
+	qa.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE), 0);
+	qa.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN),
+			0);
+	return qp;
+}
+
+static void dp_ah_destroy(void *ah)
+{
+	rdma_destroy_ah(ah, 0);
+}
+
+/* an address handle to @dlid on port 1, SL 3, with a GRH if @grh */
+static struct ib_ah *dp_ah(struct kunit *test, struct dp_fixture *f,
+			   u16 dlid, bool grh)
+{
+	struct rdma_ah_attr attr = { .type = RDMA_AH_ATTR_TYPE_IB };
+	struct ib_ah *ah;
+
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_dlid(&attr, dlid);
+	rdma_ah_set_sl(&attr, 3);
+	if (grh) {
+		union ib_gid dgid;
+
+		KUNIT_ASSERT_EQ(test, rdma_query_gid(&f->rsim->ibdev, 1, 0,
+						     &dgid), 0);
+		rdma_ah_set_grh(&attr, &dgid, 0x12345, 0, 64, 5);
+	}
+	ah = rdma_create_ah(f->pd, &attr, 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, ah);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_ah_destroy,
+							   ah));
+	return ah;
+}
+
+static int dp_ud_send(struct ib_qp *qp, struct ib_ah *ah, u32 qpn, u32 qkey,
+		      u64 addr, u32 len, u32 lkey, bool imm)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ib_ud_wr wr = {
+		.wr.opcode = imm ? IB_WR_SEND_WITH_IMM : IB_WR_SEND,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_id = 9,
+		.wr.sg_list = &sge,
+		.wr.num_sge = 1,
+		.wr.ex.imm_data = cpu_to_be32(0xabcd),
+		.ah = ah,
+		.remote_qpn = qpn,
+		.remote_qkey = qkey,
+	};
+
+	return ib_post_send(qp, &wr.wr, NULL);
+}
+
+/*
+ * UD: a SEND with immediate data reaches a UD QP at the port's own LID;
+ * the receive WR gets 40 bytes for the GRH (written only when the address
+ * handle has one) and then the payload; the completion carries what the
+ * MAD layer reads.
+ */
+static void rsim_dp_test_ud_send_recv(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_qp *s = dp_ud_qp(test, f, DP_QKEY, 0);
+	struct ib_qp *r = dp_ud_qp(test, f, DP_QKEY, 0);
+	int grh;
+
+	for (grh = 0; grh < 2; grh++) {
+		struct ib_ah *ah = dp_ah(test, f, f->rsim->port.lid, grh);
+		struct ib_wc wc[2];
+		struct ib_grh *g;
+		u8 *dst;
+
+		memset(f->dst.va, 0, 256);
+		ib_dma_sync_single_for_device(&f->rsim->ibdev, f->dst.dma,
+					      f->dst.len, DMA_BIDIRECTIONAL);
+		KUNIT_ASSERT_EQ(test, dp_post_recv(r, 4, f->dst.dma, 40 + 100,
+						   lkey), 0);
+		KUNIT_ASSERT_EQ(test, dp_ud_send(s, ah, r->qp_num, DP_QKEY,
+						 f->src.dma, 100, lkey, true),
+				0);
+		KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
+		KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, r);
+		KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+		KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_RECV);
+		KUNIT_EXPECT_EQ(test, wc[0].byte_len, 140);
+		KUNIT_EXPECT_EQ(test, wc[0].src_qp, s->qp_num);
+		KUNIT_EXPECT_EQ(test, wc[0].slid, f->rsim->port.lid);
+		KUNIT_EXPECT_EQ(test, wc[0].sl, 3);
+		KUNIT_EXPECT_EQ(test, wc[0].pkey_index, 0);
+		KUNIT_EXPECT_EQ(test, wc[0].dlid_path_bits, 0);
+		KUNIT_EXPECT_EQ(test, wc[0].port_num, 1);
+		KUNIT_EXPECT_EQ(test, !!(wc[0].wc_flags & IB_WC_GRH), grh);
+		KUNIT_EXPECT_TRUE(test, wc[0].wc_flags & IB_WC_WITH_IMM);
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(wc[0].ex.imm_data), 0xabcd);
+		KUNIT_EXPECT_PTR_EQ(test, wc[1].qp, s);
+		KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+		dst = dp_cpu(f, &f->dst);
+		KUNIT_EXPECT_EQ(test, dst[40], 0x5a);
+		KUNIT_EXPECT_EQ(test, dst[139], 0x5a);
+		KUNIT_EXPECT_EQ(test, dst[140], 0);
+		g = (struct ib_grh *)dst;
+		if (grh) {
+			KUNIT_EXPECT_EQ(test, be32_to_cpu(g->version_tclass_flow),
+					(6U << 28) | (5U << 20) | 0x12345);
+			KUNIT_EXPECT_EQ(test, be16_to_cpu(g->paylen), 100);
+			KUNIT_EXPECT_EQ(test, g->hop_limit, 64);
+			KUNIT_EXPECT_EQ(test, g->sgid.global.interface_id,
+					f->rsim->port.guid);
+			KUNIT_EXPECT_EQ(test, g->dgid.global.interface_id,
+					f->rsim->port.guid);
+		} else {
+			KUNIT_EXPECT_EQ(test, dst[0], 0);
+		}
+	}
+}
+
+enum dp_ud_fault {
+	UD_OK, UD_WRONG_QKEY, UD_CONTROLLED_QKEY, UD_CONTROLLED_MISMATCH,
+	UD_OTHER_LID, UD_NO_SUCH_QP, UD_TO_RC, UD_NO_RECV, UD_PKEY_INVALID,
+	UD_RECV_TOO_SMALL, UD_TOO_LONG,
+};
+
+/**
+ * struct dp_ud_case - one way a UD SEND is or is not delivered
+ * @name: case name
+ * @fault: what is wrong
+ * @delivered: the receiver gets a successful completion
+ * @recv_status: 0, or the status of the receiver's completion in error
+ * @send_status: the sender's completion
+ * @qkey_viol: Q_Key violations the port counts
+ * @pkey_viol: P_Key violations the port counts
+ */
+struct dp_ud_case {
+	const char *name;
+	enum dp_ud_fault fault;
+	bool delivered;
+	enum ib_wc_status recv_status;
+	enum ib_wc_status send_status;
+	u32 qkey_viol;
+	u32 pkey_viol;
+};
+
+static const struct dp_ud_case dp_ud_cases[] = {
+	{ "delivered", UD_OK, true },
+	{ "wrong_qkey", UD_WRONG_QKEY, .qkey_viol = 1 },
+	{ "controlled_qkey", UD_CONTROLLED_QKEY, true },
+	{ "controlled_qkey_mismatch", UD_CONTROLLED_MISMATCH, .qkey_viol = 1 },
+	{ "other_lid", UD_OTHER_LID },
+	{ "no_such_qp", UD_NO_SUCH_QP },
+	{ "to_an_rc_qp", UD_TO_RC },
+	{ "no_receive_wr", UD_NO_RECV },
+	{ "sender_pkey_invalid", UD_PKEY_INVALID, .pkey_viol = 1 },
+	{ "receive_too_small", UD_RECV_TOO_SMALL,
+	  .recv_status = IB_WC_LOC_LEN_ERR },
+	{ "longer_than_mtu", UD_TOO_LONG, .send_status = IB_WC_LOC_LEN_ERR },
+};
+
+static void dp_ud_desc(const struct dp_ud_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(dp_ud, dp_ud_cases, dp_ud_desc);
+
+/*
+ * UD delivery rules: what a fabric loses is lost silently (the SEND
+ * succeeds), Q_Key and P_Key mismatches are counted by the port, a
+ * receive WR too small completes in error at the receiver only, and a
+ * message longer than the MTU is the sender's local length error.
+ */
+static void rsim_dp_test_ud_rules(struct kunit *test)
+{
+	const struct dp_ud_case *c = test->param_value;
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	u32 qkey = c->fault == UD_CONTROLLED_MISMATCH ? DP_QKEY + 1 : DP_QKEY;
+	struct ib_qp *s = dp_ud_qp(test, f, qkey,
+				   c->fault == UD_PKEY_INVALID ? 1 : 0);
+	struct ib_qp *r = dp_ud_qp(test, f, DP_QKEY, 0);
+	u16 lid = f->rsim->port.lid;
+	struct ib_ah *ah = dp_ah(test, f, c->fault == UD_OTHER_LID ? lid + 1 :
+				 lid, false);
+	u32 qpn = r->qp_num, len = 64, rlen = 40 + 64, viol_q, viol_p;
+	struct ib_wc wc[2];
+	int n;
+
+	switch (c->fault) {
+	case UD_WRONG_QKEY:
+		qkey = DP_QKEY + 7;
+		break;
+	case UD_CONTROLLED_QKEY:
+	case UD_CONTROLLED_MISMATCH:
+		qkey = 0x80000000;
+		break;
+	case UD_NO_SUCH_QP:
+		qpn = 0xfffff;
+		break;
+	case UD_TO_RC:
+		qpn = f->b->qp_num;
+		break;
+	case UD_RECV_TOO_SMALL:
+		rlen = 40 + 63;
+		break;
+	case UD_TOO_LONG:
+		len = 4097;
+		rlen = 40 + 4097;
+		break;
+	default:
+		break;
+	}
+	spin_lock_bh(&f->rsim->port.lock);
+	viol_q = f->rsim->port.qkey_viol;
+	viol_p = f->rsim->port.pkey_viol;
+	spin_unlock_bh(&f->rsim->port.lock);
+	if (c->fault != UD_NO_RECV)
+		KUNIT_ASSERT_EQ(test, dp_post_recv(r, 4, f->dst.dma, rlen,
+						   lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_ud_send(s, ah, qpn, qkey, f->src.dma, len,
+					 lkey, false), 0);
+	n = dp_wait(f->cq, wc, c->delivered || c->recv_status ? 2 : 1);
+	KUNIT_ASSERT_EQ(test, n, c->delivered || c->recv_status ? 2 : 1);
+	if (n == 2) {
+		KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, r);
+		KUNIT_EXPECT_EQ(test, wc[0].status, c->recv_status);
+		KUNIT_EXPECT_EQ(test, wc[0].wr_id, 4);
+	}
+	KUNIT_EXPECT_PTR_EQ(test, wc[n - 1].qp, s);
+	KUNIT_EXPECT_EQ(test, wc[n - 1].status, c->send_status);
+	/* nothing else arrives */
+	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 2), 0);
+	KUNIT_EXPECT_EQ(test, f->rsim->port.qkey_viol - viol_q, c->qkey_viol);
+	KUNIT_EXPECT_EQ(test, f->rsim->port.pkey_viol - viol_p, c->pkey_viol);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(r)->state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(s)->state,
+			c->send_status ? IB_QPS_ERR : IB_QPS_RTS);
+}
+
 static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_send_recv),
 	KUNIT_CASE(rsim_dp_test_sg_lists),
@@ -1893,6 +2153,8 @@ static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_irqs_off_defers),
 	KUNIT_CASE_SLOW(rsim_dp_test_huge_writes),
 	KUNIT_CASE_SLOW(rsim_dp_test_inval_stops_writes),
+	KUNIT_CASE(rsim_dp_test_ud_send_recv),
+	KUNIT_CASE_PARAM(rsim_dp_test_ud_rules, dp_ud_gen_params),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

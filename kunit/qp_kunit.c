@@ -488,18 +488,43 @@ static void rsim_qp_test_psn_masked_to_24_bits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, qa.rq_psn, 0x100);
 }
 
-/* UD QPs do not send yet (RC and UC: suite rdmasim_datapath) */
-static void rsim_qp_test_post_send_ud_refused(struct kunit *test)
+/*
+ * UD post_send's own rules (delivery: suite rdmasim_datapath): nothing
+ * before RTS, SENDs only, and an address handle of this device.
+ */
+static void rsim_qp_test_post_send_ud_rules(struct kunit *test)
 {
 	struct ib_qp *qp;
-	struct ib_send_wr wr2 = { .opcode = IB_WR_SEND };
-	struct ib_send_wr wr1 = { .opcode = IB_WR_SEND, .next = &wr2 };
+	struct ib_ud_wr wr2 = { .wr.opcode = IB_WR_SEND };
+	struct ib_ud_wr wr1 = { .wr.opcode = IB_WR_SEND, .wr.next = &wr2.wr };
+	struct ib_rdma_wr write = { .wr.opcode = IB_WR_RDMA_WRITE };
 	const struct ib_send_wr *bad = NULL;
+	struct ib_qp_attr qa = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qkey = 0x11,
+	};
 
 	rsim_qp_fixture(test);
 	qp = rsim_qp_owned(test, IB_QPT_UD);
-	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr1, &bad), -EOPNOTSUPP);
-	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr1);
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr1.wr, &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr1.wr);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_QKEY), 0);
+	qa.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE), 0);
+	qa.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN),
+			0);
+	/* no address handle */
+	bad = NULL;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr1.wr, &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr1.wr);
+	bad = NULL;
+	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &write.wr, &bad), -EINVAL);
+	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&write.wr);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(qp)->sq.count, 0);
 }
 
 static void rsim_qp_test_post_recv_rules(struct kunit *test)
@@ -568,7 +593,7 @@ static struct kunit_case rsim_qp_test_cases[] = {
 	KUNIT_CASE_PARAM(rsim_qp_test_bad_transition, rsim_qp_trans_gen_params),
 	KUNIT_CASE_PARAM(rsim_qp_test_bad_attribute, rsim_qp_attr_gen_params),
 	KUNIT_CASE(rsim_qp_test_psn_masked_to_24_bits),
-	KUNIT_CASE(rsim_qp_test_post_send_ud_refused),
+	KUNIT_CASE(rsim_qp_test_post_send_ud_rules),
 	KUNIT_CASE(rsim_qp_test_post_recv_rules),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}

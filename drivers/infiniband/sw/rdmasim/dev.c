@@ -172,13 +172,13 @@ static int rsim_query_port(struct ib_device *ibdev, u32 port_num,
 		return -EINVAL;
 
 	/* The core hands us a zeroed attr (ib_query_port()). */
-	spin_lock(&port->lock);
+	spin_lock_bh(&port->lock);
 	attr->state = port->state;
 	attr->lid = port->lid;
 	attr->sm_lid = port->sm_lid;
 	attr->bad_pkey_cntr = port->pkey_viol;
 	attr->qkey_viol_cntr = port->qkey_viol;
-	spin_unlock(&port->lock);
+	spin_unlock_bh(&port->lock);
 
 	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
 			   IB_PORT_PHYS_STATE_LINK_UP :
@@ -211,6 +211,22 @@ static int rsim_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 	return 0;
 }
 
+/**
+ * rsim_port_pkey() - an entry of the port's P_Key table
+ * @rsim: device
+ * @index: the entry, below pkey_tbl_len
+ *
+ * Entry 0 is the default partition's full member; the others are 0 (not
+ * a valid P_Key, so they match nothing).
+ *
+ * Context: any.
+ * Return: the P_Key.
+ */
+u16 rsim_port_pkey(const struct rsim_dev *rsim, u16 index)
+{
+	return index == 0 ? IB_DEFAULT_PKEY_FULL : 0;
+}
+
 static int rsim_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 			   u16 *pkey)
 {
@@ -218,7 +234,7 @@ static int rsim_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 
 	if (port_num != RSIM_PORT || index >= rsim->cfg.limits.pkey_tbl_len)
 		return -EINVAL;
-	*pkey = index == 0 ? IB_DEFAULT_PKEY_FULL : 0;
+	*pkey = rsim_port_pkey(rsim, index);
 	return 0;
 }
 
@@ -235,10 +251,10 @@ static int rsim_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
 	if (mask & (IB_PORT_SHUTDOWN | IB_PORT_INIT_TYPE))
 		return -EOPNOTSUPP;
 
-	spin_lock(&rsim->port.lock);
+	spin_lock_bh(&rsim->port.lock);
 	if (mask & IB_PORT_RESET_QKEY_CNTR)
 		rsim->port.qkey_viol = 0;
-	spin_unlock(&rsim->port.lock);
+	spin_unlock_bh(&rsim->port.lock);
 	return 0;
 }
 

@@ -607,8 +607,11 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 	return x->rc ? RSIM_EXEC_WAIT : RSIM_EXEC_DROP;
 }
 
-/* A SEND's landing place: the taken receive WR's scatter list. */
-static int rsim_dp_scatter(struct rsim_exec *x)
+/*
+ * A SEND's landing place: the taken receive WR's scatter list, which must
+ * hold @need bytes.
+ */
+static int rsim_dp_scatter(struct rsim_exec *x, u64 need)
 {
 	struct rsim_recv_wqe *rwqe = x->qp->rwqe;
 	u64 cap = 0;
@@ -625,7 +628,7 @@ static int rsim_dp_scatter(struct rsim_exec *x)
 		x->nr = i + 1;
 		cap += sge->length;
 	}
-	if (cap < x->len)
+	if (cap < need)
 		return rsim_dp_resp_fail(x, IB_WC_LOC_LEN_ERR,
 					 IB_WC_REM_INV_REQ_ERR);
 	return 0;
@@ -676,7 +679,7 @@ static int rsim_dp_move(struct rsim_exec *x)
 		return rsim_dp_copy_failed(x, err, true, IB_WC_REM_ACCESS_ERR,
 					   IB_WC_REM_ACCESS_ERR);
 	default:
-		err = rsim_dp_scatter(x);
+		err = rsim_dp_scatter(x, x->len);
 		if (err)
 			return err;
 		err = rsim_dp_copy(x, qp->rrefs, x->nr, qp->lrefs, x->nl, inl,
@@ -712,6 +715,165 @@ static void rsim_dp_deliver(struct rsim_exec *x)
 	rsim_dp_complete_recv(x, &wc, wqe->send_flags & IB_SEND_SOLICITED);
 }
 
+/* ---- UD ---- */
+
+/* Bytes a UD receive buffer holds before the payload: the GRH's place */
+#define RSIM_UD_GRH		((u32)sizeof(struct ib_grh))
+
+/*
+ * IBA 10.9.3: two P_Keys match if their low 15 bits are equal, not 0, and
+ * at least one of them is a full member.
+ */
+static bool rsim_pkey_match(u16 a, u16 b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
+	       ((a | b) & 0x8000);
+}
+
+static void rsim_port_violation(struct rsim_dev *rsim, bool qkey)
+{
+	spin_lock_bh(&rsim->port.lock);
+	if (qkey)
+		rsim->port.qkey_viol++;
+	else
+		rsim->port.pkey_viol++;
+	spin_unlock_bh(&rsim->port.lock);
+}
+
+/*
+ * The destination of a UD SEND: a UD QP of this device at the address
+ * vector's LID, ready to receive, whose Q_Key and P_Key accept the
+ * message. What a fabric would not deliver returns NULL: the SEND
+ * succeeds and the message is lost (a Q_Key or P_Key mismatch is counted
+ * as the port's violation).
+ */
+static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
+{
+	struct rsim_send_wqe *wqe = x->wqe;
+	struct rsim_qp *qp = x->qp, *dest;
+	u32 qkey = wqe->remote_qkey;
+	enum ib_qp_state st;
+
+	if (rdma_ah_get_dlid(&wqe->ah) != READ_ONCE(x->rsim->port.lid))
+		return NULL;
+	dest = rsim_qp_get(x->rsim, wqe->remote_qpn);
+	if (!dest)
+		return NULL;
+	st = READ_ONCE(dest->state);
+	if (dest->ibqp.qp_type != IB_QPT_UD || READ_ONCE(dest->dying) ||
+	    (st != IB_QPS_RTR && st != IB_QPS_RTS && st != IB_QPS_SQD))
+		goto drop;
+	/* a controlled Q_Key (high bit set) means the sender's own */
+	if (qkey & 0x80000000)
+		qkey = READ_ONCE(qp->attr.qkey);
+	if (qkey != READ_ONCE(dest->attr.qkey)) {
+		rsim_port_violation(x->rsim, true);
+		goto drop;
+	}
+	if (!rsim_pkey_match(rsim_port_pkey(x->rsim,
+					    READ_ONCE(qp->attr.pkey_index)),
+			     rsim_port_pkey(x->rsim,
+					    READ_ONCE(dest->attr.pkey_index)))) {
+		rsim_port_violation(x->rsim, false);
+		goto drop;
+	}
+	return dest;
+
+drop:
+	rsim_qp_put(dest);
+	return NULL;
+}
+
+/* The GRH a UD message carries when its address vector asks for one. */
+static void rsim_dp_ud_grh(struct rsim_exec *x, struct ib_grh *grh)
+{
+	const struct ib_global_route *g = rdma_ah_read_grh(&x->wqe->ah);
+
+	memset(grh, 0, sizeof(*grh));
+	grh->version_tclass_flow =
+		cpu_to_be32((6U << 28) | ((u32)g->traffic_class << 20) |
+			    (g->flow_label & 0xfffff));
+	grh->paylen = cpu_to_be16(x->len);
+	grh->next_hdr = 0x1b;	/* IBA: the next header is the BTH */
+	grh->hop_limit = g->hop_limit;
+	grh->sgid.global.subnet_prefix = cpu_to_be64(RSIM_GID_PREFIX);
+	grh->sgid.global.interface_id = x->rsim->port.guid;
+	grh->dgid = g->dgid;
+}
+
+/*
+ * A UD SEND: at most one path MTU (4096 bytes); the receive WR gets the
+ * GRH's 40 bytes (written only if the address vector has a GRH) and then
+ * the payload. No RNR: without a receive WR the message is lost.
+ */
+static int rsim_dp_exec_ud(struct rsim_exec *x)
+{
+	struct rsim_send_wqe *wqe = x->wqe;
+	const void *inl = wqe->send_flags & IB_SEND_INLINE ? wqe->sge : NULL;
+	bool has_grh = rdma_ah_get_ah_flags(&wqe->ah) & IB_AH_GRH;
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.src_qp = x->qp->ibqp.qp_num,
+		.slid = READ_ONCE(x->rsim->port.lid),
+		.sl = rdma_ah_get_sl(&wqe->ah),
+		.port_num = RSIM_PORT,
+	};
+	struct ib_grh grh;
+	u32 i, skip;
+	int ret;
+
+	ret = rsim_dp_gather(x);
+	if (ret)
+		return ret;
+	if (x->len > ib_mtu_enum_to_int(IB_MTU_4096))
+		return IB_WC_LOC_LEN_ERR;
+	x->peer = rsim_dp_ud_dest(x);
+	if (!x->peer)
+		return RSIM_EXEC_DROP;
+	ret = rsim_dp_take_recv(x);
+	if (ret)
+		return RSIM_EXEC_DROP;
+	/* UD is unreliable: rsim_dp_resp_fail() loses the message */
+	ret = rsim_dp_scatter(x, RSIM_UD_GRH + x->len);
+	if (ret)
+		return ret;
+	if (has_grh) {
+		rsim_dp_ud_grh(x, &grh);
+		ret = rsim_dp_copy(x, x->qp->rrefs, x->nr, NULL, 0, &grh,
+				   RSIM_UD_GRH);
+		if (ret)
+			return rsim_dp_copy_failed(x, ret, true,
+						   IB_WC_LOC_PROT_ERR,
+						   IB_WC_SUCCESS);
+	}
+	/* the payload starts after the GRH's place */
+	for (i = 0, skip = RSIM_UD_GRH; i < x->nr && skip; i++) {
+		u64 n = min_t(u64, skip, x->qp->rrefs[i].len);
+
+		x->qp->rrefs[i].off += n;
+		x->qp->rrefs[i].len -= n;
+		skip -= n;
+	}
+	ret = rsim_dp_copy(x, x->qp->rrefs, x->nr, x->qp->lrefs, x->nl, inl,
+			   x->len);
+	ret = rsim_dp_copy_failed(x, ret, true, IB_WC_LOC_PROT_ERR,
+				  IB_WC_SUCCESS);
+	if (ret)
+		return ret;
+
+	wc.byte_len = x->len + RSIM_UD_GRH;
+	wc.pkey_index = READ_ONCE(x->peer->attr.pkey_index);
+	if (has_grh)
+		wc.wc_flags |= IB_WC_GRH;
+	if (wqe->opcode == IB_WR_SEND_WITH_IMM) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = wqe->imm;
+	}
+	rsim_dp_complete_recv(x, &wc, wqe->send_flags & IB_SEND_SOLICITED);
+	return IB_WC_SUCCESS;
+}
+
 /*
  * Execute the send WR at the head of the queue. Returns an IB_WC_*
  * status for the requester, RSIM_EXEC_WAIT (RNR NAK) or RSIM_EXEC_DROP
@@ -722,6 +884,8 @@ static int rsim_dp_exec(struct rsim_exec *x)
 	struct rsim_send_wqe *wqe = x->wqe;
 	int ret;
 
+	if (x->qp->ibqp.qp_type == IB_QPT_UD)
+		return rsim_dp_exec_ud(x);
 	switch (wqe->opcode) {
 	case IB_WR_REG_MR:
 		return rsim_mr_fast_reg(x->rsim, x->qp->ibqp.pd, wqe->mr,
@@ -894,7 +1058,9 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
 		.dlid = rdma_ah_get_dlid(&qp->attr.ah_attr),
 		.dest_qpn = qp->attr.dest_qp_num,
 		.sl = rdma_ah_get_sl(&qp->attr.ah_attr),
-		.mtu = qp->attr.path_mtu,
+		/* UD messages are one packet of at most the port's MTU */
+		.mtu = qp->ibqp.qp_type == IB_QPT_UD ? IB_MTU_4096 :
+						       qp->attr.path_mtu,
 		.rnr_retry = qp->attr.rnr_retry,
 	};
 }

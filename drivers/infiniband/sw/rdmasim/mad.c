@@ -65,13 +65,13 @@ static void rsim_sma_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	u16 lid, sm_lid;
 	u8 state;
 
-	spin_lock(&port->lock);
+	spin_lock_bh(&port->lock);
 	lid = port->lid;
 	sm_lid = port->sm_lid;
 	state = port->state;
 	qkey_viol = port->qkey_viol;
 	pkey_viol = port->pkey_viol;
-	spin_unlock(&port->lock);
+	spin_unlock_bh(&port->lock);
 
 	pi->gid_prefix = cpu_to_be64(RSIM_GID_PREFIX);
 	pi->lid = cpu_to_be16(lid);

@@ -10,7 +10,7 @@
  * enter the error state through rsim_qp_error_locked(), which leaves a
  * send queue that someone executes to its owner.
  *
- * UD, SMI and GSI QPs do not send yet (post_send: -EOPNOTSUPP); their
+ * SMI and GSI QPs do not send yet (post_send: -EOPNOTSUPP); their
  * receive WRs are queued (the MAD layer posts 512 on QP0 and QP1 when the
  * device registers). Entering the error state flushes both queues.
  */
@@ -537,7 +537,8 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
-	bool conn = ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC;
+	bool sends = ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC ||
+		     ibqp->qp_type == IB_QPT_UD;
 	bool inl = rsim_dp_may_run_inline();
 	struct rsim_notify n = {};
 	enum ib_qp_state cur, new;
@@ -580,7 +581,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (new == IB_QPS_ERR)
 		rsim_qp_error_locked(qp, &n);
 	/* SQD -> RTS resumes the send queue */
-	if (new == IB_QPS_RTS && conn)
+	if (new == IB_QPS_RTS && sends)
 		run = rsim_dp_claim_locked(qp, inl);
 out_unlock:
 	spin_unlock_irq(&qp->lock);
@@ -633,6 +634,13 @@ static int rsim_post_send_check(struct rsim_qp *qp,
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	int i;
 
+	if (qp->ibqp.qp_type == IB_QPT_UD) {
+		/* UD: SENDs to an address handle of this device */
+		if ((wr->opcode != IB_WR_SEND &&
+		     wr->opcode != IB_WR_SEND_WITH_IMM) || !ud_wr(wr)->ah ||
+		    ud_wr(wr)->ah->device != qp->ibqp.device)
+			return -EINVAL;
+	}
 	switch (wr->opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -675,7 +683,8 @@ static int rsim_post_send_check(struct rsim_qp *qp,
 }
 
 static void rsim_post_send_fill(struct rsim_send_wqe *wqe,
-				const struct ib_send_wr *wr, u64 inline_len)
+				const struct ib_send_wr *wr, u64 inline_len,
+				bool ud)
 {
 	int i;
 
@@ -699,6 +708,12 @@ static void rsim_post_send_fill(struct rsim_send_wqe *wqe,
 		return;
 	default:
 		break;
+	}
+	if (ud) {
+		wqe->ah = to_rsim_ah(ud_wr(wr)->ah)->attr;
+		wqe->ah.grh.sgid_attr = NULL;	/* the AH's, not ours */
+		wqe->remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->remote_qkey = ud_wr(wr)->remote_qkey;
 	}
 	if (wr->opcode == IB_WR_RDMA_WRITE ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM ||
@@ -728,7 +743,7 @@ static void rsim_post_send_fill(struct rsim_send_wqe *wqe,
 /*
  * RC and UC send WRs are queued and handed to the loopback engine
  * (dp.c), which runs small ones at once on this context and defers the
- * rest to the device's worker. UD, SMI and GSI QPs do not send yet.
+ * rest to the device's worker. SMI and GSI QPs do not send yet.
  *
  * Context: any; does not sleep.
  */
@@ -743,7 +758,8 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool run = false;
 	int err = 0;
 
-	if (ibqp->qp_type != IB_QPT_RC && ibqp->qp_type != IB_QPT_UC) {
+	/* the MAD layer's QP0 and QP1 do not send yet */
+	if (ibqp->qp_type == IB_QPT_SMI || ibqp->qp_type == IB_QPT_GSI) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
 	}
@@ -766,7 +782,7 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		rsim_post_send_fill(rsim_wqe(&qp->sq, qp->sq.count), wr,
-				    inline_len);
+				    inline_len, ibqp->qp_type == IB_QPT_UD);
 		qp->sq.count++;
 	}
 	/* the error state completes what is posted with a flush */

@@ -178,7 +178,8 @@ struct rsim_fault_attr {
 
 /**
  * struct rsim_port - the single InfiniBand port's mutable state
- * @lock: protects every field below
+ * @lock: protects every field below; taken with BH off (the data path
+ *	counts Q_Key and P_Key violations from softirq context)
  * @lid: unicast LID
  * @sm_lid: SM LID (the port itself: there is no subnet manager)
  * @state: logical port state
@@ -187,7 +188,7 @@ struct rsim_fault_attr {
  * @pkey_viol: P_Key violation counter
  */
 struct rsim_port {
-	spinlock_t lock;	/* protects this struct */
+	spinlock_t lock;	/* protects this struct; BH off */
 	u16 lid;
 	u16 sm_lid;
 	enum ib_port_state state;
@@ -404,6 +405,9 @@ struct rsim_recv_wqe {
  * @mr: REG_MR: the MR
  * @key: REG_MR: the key to register it with
  * @access: REG_MR: IB_ACCESS_* of the registration
+ * @ah: UD: the address vector of ud_wr(wr)->ah, copied when posted
+ * @remote_qpn: UD: destination QP
+ * @remote_qkey: UD: Q_Key (high bit set: the sending QP's own)
  * @sge: gather list, or the inline data
  */
 struct rsim_send_wqe {
@@ -420,6 +424,9 @@ struct rsim_send_wqe {
 	struct ib_mr *mr;
 	u32 key;
 	int access;
+	struct rdma_ah_attr ah;
+	u32 remote_qpn;
+	u32 remote_qkey;
 	struct ib_sge sge[];
 };
 
@@ -635,6 +642,9 @@ bool rsim_res_get(struct rsim_dev *rsim, enum rsim_res_type type);
 void rsim_res_put(struct rsim_dev *rsim, enum rsim_res_type type);
 int rsim_dev_lid(u16 cfg_lid, unsigned int base_lid, u32 id, u16 *lid);
 extern const struct rsim_limits rsim_default_limits;
+
+/* dev.c (and testing.h) */
+u16 rsim_port_pkey(const struct rsim_dev *rsim, u16 index);
 
 /* pd.c */
 extern const struct ib_device_ops rsim_pd_ops;
