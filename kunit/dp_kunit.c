@@ -1987,10 +1987,12 @@ static void rsim_dp_test_ud_send_recv(struct kunit *test)
 					(6U << 28) | (5U << 20) | 0x12345);
 			KUNIT_EXPECT_EQ(test, be16_to_cpu(g->paylen), 100);
 			KUNIT_EXPECT_EQ(test, g->hop_limit, 64);
-			KUNIT_EXPECT_EQ(test, g->sgid.global.interface_id,
-					f->rsim->port.guid);
-			KUNIT_EXPECT_EQ(test, g->dgid.global.interface_id,
-					f->rsim->port.guid);
+			KUNIT_EXPECT_EQ(test,
+					be64_to_cpu(g->sgid.global.interface_id),
+					be64_to_cpu(f->rsim->port.guid));
+			KUNIT_EXPECT_EQ(test,
+					be64_to_cpu(g->dgid.global.interface_id),
+					be64_to_cpu(f->rsim->port.guid));
 		} else {
 			KUNIT_EXPECT_EQ(test, dst[0], 0);
 		}
