@@ -2002,7 +2002,7 @@ static void rsim_dp_test_ud_send_recv(struct kunit *test)
 enum dp_ud_fault {
 	UD_OK, UD_WRONG_QKEY, UD_CONTROLLED_QKEY, UD_CONTROLLED_MISMATCH,
 	UD_OTHER_LID, UD_NO_SUCH_QP, UD_TO_RC, UD_NO_RECV, UD_PKEY_INVALID,
-	UD_RECV_TOO_SMALL, UD_TOO_LONG,
+	UD_RECV_TOO_SMALL, UD_TOO_LONG, UD_TO_QP0, UD_TO_QP1_QKEY,
 };
 
 /**
@@ -2038,6 +2038,9 @@ static const struct dp_ud_case dp_ud_cases[] = {
 	{ "receive_too_small", UD_RECV_TOO_SMALL,
 	  .recv_status = IB_WC_LOC_LEN_ERR },
 	{ "longer_than_mtu", UD_TOO_LONG, .send_status = IB_WC_LOC_LEN_ERR },
+	/* the MAD layer's QPs: QP0 takes only QP0's SMPs; QP1 its Q_Key */
+	{ "to_qp0", UD_TO_QP0 },
+	{ "to_qp1_wrong_qkey", UD_TO_QP1_QKEY, .qkey_viol = 1 },
 };
 
 static void dp_ud_desc(const struct dp_ud_case *c, char *desc)
@@ -2079,6 +2082,12 @@ static void rsim_dp_test_ud_rules(struct kunit *test)
 		break;
 	case UD_NO_SUCH_QP:
 		qpn = 0xfffff;
+		break;
+	case UD_TO_QP0:
+		qpn = 0;
+		break;
+	case UD_TO_QP1_QKEY:
+		qpn = 1;
 		break;
 	case UD_TO_RC:
 		qpn = f->b->qp_num;

@@ -97,6 +97,20 @@ capture /run/pk smpquery -C rdmasim0 -P 1 -D pkeys 0
 check "smpquery_pkeys" has_line /run/pk "*0xffff*"
 capture /run/gi smpquery -C rdmasim0 -P 1 -D guidinfo 0
 check "smpquery_guidinfo" has_line /run/gi "*0x02ca510000000001*"
+# LID-routed MADs to the port's own LID: sent on QP0 (SMPs) and QP1
+# (GMPs) by the MAD layer, delivered by the loopback data path to the same
+# QPs, answered by the SMA and the PMA, the reply delivered back
+capture /run/lni smpquery -C rdmasim0 -P 1 nodeinfo 1
+check "smpquery_lid_routed_nodeinfo" has_line /run/lni "NodeType:*Channel Adapter*"
+capture /run/pq perfquery -C rdmasim0 -P 1
+perfquery_port_counters() {
+	has_line /run/pq "# Port counters: Lid 1 port 1*" &&
+		field /run/pq PortXmitPkts && [ "$val" -ge 1 ] &&
+		field /run/pq PortRcvData && [ "$val" -ge 64 ]
+}
+check "perfquery_lid_routed" perfquery_port_counters
+capture /run/ia ibaddr -C rdmasim0 -P 1
+check "ibaddr" has_line /run/ia "GID fe80::2ca:5100:0:1 LID start 0x1 end 0x1"
 # the PMA behind sysfs: the extended counters table
 sysfs_pma_counters() {
 	local c=$IB/rdmasim0/ports/1/counters v

@@ -741,9 +741,28 @@ static void rsim_port_violation(struct rsim_dev *rsim, bool qkey)
 }
 
 /*
- * The destination of a UD SEND: a UD QP of this device at the address
- * vector's LID, ready to receive, whose Q_Key and P_Key accept the
- * message. What a fabric would not deliver returns NULL: the SEND
+ * Who takes a datagram from whom: QP0 (SMI) talks only to QP0; a UD QP or
+ * QP1 (GSI) sends to UD QPs and to QP1.
+ */
+static bool rsim_ud_reaches(const struct rsim_qp *src,
+			    const struct rsim_qp *dest)
+{
+	switch (dest->ibqp.qp_type) {
+	case IB_QPT_SMI:
+		return src->ibqp.qp_type == IB_QPT_SMI;
+	case IB_QPT_GSI:
+	case IB_QPT_UD:
+		return src->ibqp.qp_type != IB_QPT_SMI;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The destination of a datagram: a UD, SMI or GSI QP of this device at
+ * the address vector's LID, ready to receive, whose Q_Key and P_Key
+ * accept the message (QP0 checks neither; QP1 takes any P_Key of the
+ * port's table). What a fabric would not deliver returns NULL: the SEND
  * succeeds and the message is lost (a Q_Key or P_Key mismatch is counted
  * as the port's violation).
  */
@@ -760,9 +779,11 @@ static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
 	if (!dest)
 		return NULL;
 	st = READ_ONCE(dest->state);
-	if (dest->ibqp.qp_type != IB_QPT_UD || READ_ONCE(dest->dying) ||
+	if (!rsim_ud_reaches(qp, dest) || READ_ONCE(dest->dying) ||
 	    (st != IB_QPS_RTR && st != IB_QPS_RTS && st != IB_QPS_SQD))
 		goto drop;
+	if (dest->ibqp.qp_type == IB_QPT_SMI)
+		return dest;
 	/* a controlled Q_Key (high bit set) means the sender's own */
 	if (qkey & 0x80000000)
 		qkey = READ_ONCE(qp->attr.qkey);
@@ -770,6 +791,7 @@ static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
 		rsim_port_violation(x->rsim, true);
 		goto drop;
 	}
+	/* QP1 matches against its P_Key index, 0: the default partition */
 	if (!rsim_pkey_match(rsim_port_pkey(x->rsim,
 					    READ_ONCE(qp->attr.pkey_index)),
 			     rsim_port_pkey(x->rsim,
@@ -884,7 +906,7 @@ static int rsim_dp_exec(struct rsim_exec *x)
 	struct rsim_send_wqe *wqe = x->wqe;
 	int ret;
 
-	if (x->qp->ibqp.qp_type == IB_QPT_UD)
+	if (rsim_qp_is_ud(x->qp))
 		return rsim_dp_exec_ud(x);
 	switch (wqe->opcode) {
 	case IB_WR_REG_MR:
@@ -1059,8 +1081,7 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
 		.dest_qpn = qp->attr.dest_qp_num,
 		.sl = rdma_ah_get_sl(&qp->attr.ah_attr),
 		/* UD messages are one packet of at most the port's MTU */
-		.mtu = qp->ibqp.qp_type == IB_QPT_UD ? IB_MTU_4096 :
-						       qp->attr.path_mtu,
+		.mtu = rsim_qp_is_ud(qp) ? IB_MTU_4096 : qp->attr.path_mtu,
 		.rnr_retry = qp->attr.rnr_retry,
 	};
 }

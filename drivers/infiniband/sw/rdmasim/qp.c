@@ -10,7 +10,8 @@
  * enter the error state through rsim_qp_error_locked(), which leaves a
  * send queue that someone executes to its owner.
  *
- * SMI and GSI QPs do not send yet (post_send: -EOPNOTSUPP); their
+ * UD, SMI and GSI QPs send datagrams (dp.c); the MAD layer posts 512
+ * receive WRs on QP0 and QP1 when the device registers; their
  * receive WRs are queued (the MAD layer posts 512 on QP0 and QP1 when the
  * device registers). Entering the error state flushes both queues.
  */
@@ -538,7 +539,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
 	bool sends = ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC ||
-		     ibqp->qp_type == IB_QPT_UD;
+		     rsim_qp_is_ud(qp);
 	bool inl = rsim_dp_may_run_inline();
 	struct rsim_notify n = {};
 	enum ib_qp_state cur, new;
@@ -634,8 +635,8 @@ static int rsim_post_send_check(struct rsim_qp *qp,
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	int i;
 
-	if (qp->ibqp.qp_type == IB_QPT_UD) {
-		/* UD: SENDs to an address handle of this device */
+	if (rsim_qp_is_ud(qp)) {
+		/* UD, SMI, GSI: SENDs to an address handle of this device */
 		if ((wr->opcode != IB_WR_SEND &&
 		     wr->opcode != IB_WR_SEND_WITH_IMM) || !ud_wr(wr)->ah ||
 		    ud_wr(wr)->ah->device != qp->ibqp.device)
@@ -743,7 +744,7 @@ static void rsim_post_send_fill(struct rsim_send_wqe *wqe,
 /*
  * RC and UC send WRs are queued and handed to the loopback engine
  * (dp.c), which runs small ones at once on this context and defers the
- * rest to the device's worker. SMI and GSI QPs do not send yet.
+ * rest to the device's worker.
  *
  * Context: any; does not sleep.
  */
@@ -757,12 +758,6 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	bool run = false;
 	int err = 0;
-
-	/* the MAD layer's QP0 and QP1 do not send yet */
-	if (ibqp->qp_type == IB_QPT_SMI || ibqp->qp_type == IB_QPT_GSI) {
-		*bad_wr = wr;
-		return -EOPNOTSUPP;
-	}
 
 	spin_lock_irqsave(&qp->lock, flags);
 	state = qp->state;
@@ -782,7 +777,7 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		rsim_post_send_fill(rsim_wqe(&qp->sq, qp->sq.count), wr,
-				    inline_len, ibqp->qp_type == IB_QPT_UD);
+				    inline_len, rsim_qp_is_ud(qp));
 		qp->sq.count++;
 	}
 	/* the error state completes what is posted with a flush */

@@ -620,6 +620,13 @@ static inline struct rsim_qp *to_rsim_qp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct rsim_qp, ibqp);
 }
 
+/* a datagram QP: UD, or the MAD layer's SMI (QP0) and GSI (QP1) */
+static inline bool rsim_qp_is_ud(const struct rsim_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_SMI ||
+	       qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
 static inline struct rsim_mr *to_rsim_mr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct rsim_mr, ibmr);
