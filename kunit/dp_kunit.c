@@ -1867,21 +1867,8 @@ static struct ib_qp *dp_ud_qp(struct kunit *test, struct dp_fixture *f,
 			      u32 qkey, u16 pkey)
 {
 	struct ib_qp *qp = dp_qp(test, f, IB_QPT_UD, f->pd);
-	struct ib_qp_attr qa = {
-		.qp_state = IB_QPS_INIT,
-		.port_num = 1,
-		.pkey_index = pkey,
-		.qkey = qkey,
-	};
 
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE |
-					   IB_QP_PKEY_INDEX | IB_QP_PORT |
-					   IB_QP_QKEY), 0);
-	qa.qp_state = IB_QPS_RTR;
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE), 0);
-	qa.qp_state = IB_QPS_RTS;
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN),
-			0);
+	KUNIT_ASSERT_EQ(test, rsim_kunit_ud_to_rts(qp, qkey, pkey), 0);
 	return qp;
 }
 

@@ -153,6 +153,36 @@ struct ib_mr *rsim_kunit_mr(struct kunit *test, struct ib_pd *pd,
 	return mr;
 }
 
+/**
+ * rsim_kunit_ud_to_rts() - take a UD QP from RESET to RTS
+ * @qp: the QP
+ * @qkey: its Q_Key
+ * @pkey_index: its P_Key index
+ *
+ * Return: 0, or the errno of the first ib_modify_qp() that failed.
+ */
+int rsim_kunit_ud_to_rts(struct ib_qp *qp, u32 qkey, u16 pkey_index)
+{
+	struct ib_qp_attr qa = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.pkey_index = pkey_index,
+		.qkey = qkey,
+	};
+	int err;
+
+	err = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (err)
+		return err;
+	qa.qp_state = IB_QPS_RTR;
+	err = ib_modify_qp(qp, &qa, IB_QP_STATE);
+	if (err)
+		return err;
+	qa.qp_state = IB_QPS_RTS;
+	return ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
 void rsim_kunit_snapshot(struct rsim_dev *rsim, struct rsim_kunit_counts *c)
 {
 	int i;

@@ -42,6 +42,7 @@ struct ib_cq *rsim_kunit_cq(struct kunit *test, struct rsim_dev *rsim,
 			    int cqe);
 struct ib_mr *rsim_kunit_mr(struct kunit *test, struct ib_pd *pd,
 			    enum ib_mr_type type, u32 max_num_sg);
+int rsim_kunit_ud_to_rts(struct ib_qp *qp, u32 qkey, u16 pkey_index);
 void rsim_kunit_snapshot(struct rsim_dev *rsim, struct rsim_kunit_counts *c);
 void rsim_kunit_expect_counts(struct kunit *test, struct rsim_dev *rsim,
 			      const struct rsim_kunit_counts *before);

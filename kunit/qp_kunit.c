@@ -499,24 +499,12 @@ static void rsim_qp_test_post_send_ud_rules(struct kunit *test)
 	struct ib_ud_wr wr1 = { .wr.opcode = IB_WR_SEND, .wr.next = &wr2.wr };
 	struct ib_rdma_wr write = { .wr.opcode = IB_WR_RDMA_WRITE };
 	const struct ib_send_wr *bad = NULL;
-	struct ib_qp_attr qa = {
-		.qp_state = IB_QPS_INIT,
-		.port_num = 1,
-		.qkey = 0x11,
-	};
 
 	rsim_qp_fixture(test);
 	qp = rsim_qp_owned(test, IB_QPT_UD);
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr1.wr, &bad), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, bad, (const struct ib_send_wr *)&wr1.wr);
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE |
-					   IB_QP_PKEY_INDEX | IB_QP_PORT |
-					   IB_QP_QKEY), 0);
-	qa.qp_state = IB_QPS_RTR;
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE), 0);
-	qa.qp_state = IB_QPS_RTS;
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN),
-			0);
+	KUNIT_ASSERT_EQ(test, rsim_kunit_ud_to_rts(qp, 0x11, 0), 0);
 	/* no address handle */
 	bad = NULL;
 	KUNIT_EXPECT_EQ(test, ib_post_send(qp, &wr1.wr, &bad), -EINVAL);
