@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rdmasim: the loopback data path. RC and UC QPs connected to a QP of the
- * same device execute their send WRs against registered memory: every
+ * same device, and datagram QPs (UD, QP0, QP1) sending to this device's
+ * port, execute their send WRs against registered memory: every
  * access is checked (key and variant, MR state, PD, access rights,
  * bounds) and every byte is copied page by page as a DMA engine would.
  *
@@ -52,7 +53,7 @@
 
 /* rsim_dp_exec() and its steps: beyond IB_WC_* */
 #define RSIM_EXEC_WAIT		(-1)	/* RNR NAK: wait for a receive WR */
-#define RSIM_EXEC_DROP		(-2)	/* UC: the message is lost */
+#define RSIM_EXEC_DROP		(-2)	/* UC, UD: the message is lost */
 
 /* rnr_retry 7: retry for ever */
 #define RSIM_RNR_INFINITE	7
@@ -86,7 +87,7 @@ struct rsim_budget {
  * @rsim: device
  * @qp: requester; its send queue is owned by this context
  * @wqe: the head of @qp's send queue
- * @rc: @qp is RC (else UC)
+ * @rc: @qp is RC (else UC or a datagram QP)
  * @worker: running on the worker (may reschedule between pages)
  * @dlid: the requester's destination LID, read under its lock
  * @dest_qpn: its destination QP
@@ -162,7 +163,7 @@ static void rsim_dp_queue_locked(struct rsim_qp *qp, unsigned long delay)
 
 /**
  * rsim_dp_claim_locked() - take an idle send queue with work on it
- * @qp: RC or UC QP; its lock held
+ * @qp: a QP that sends (RC, UC, UD, QP0, QP1); its lock held
  * @inl: rsim_dp_may_run_inline(), asked before the lock was taken
  *
  * Context: any; @qp's lock held.
@@ -282,21 +283,24 @@ static const struct rsim_mem_ref *rsim_cursor_ref(struct rsim_cursor *c)
 	return c->i < c->n ? &c->refs[c->i] : NULL;
 }
 
-/* the (at most two) MRs one page is copied between, in lock order */
+/* the (at most two) MRs a chunk is copied between, in lock order */
 struct rsim_mr_pair {
 	struct rsim_mr *a;
 	struct rsim_mr *b;
 };
 
-static void rsim_mr_pair_lock(struct rsim_mr_pair *p, struct rsim_mr *x,
-			      struct rsim_mr *y)
+/* @x and @y as a pair: distinct, the lower address first, NULLs last */
+static struct rsim_mr_pair rsim_mr_pair(struct rsim_mr *x, struct rsim_mr *y)
 {
 	if (x == y)
 		y = NULL;
 	if (!x || (y && y < x))
 		swap(x, y);
-	p->a = x;
-	p->b = y;
+	return (struct rsim_mr_pair){ .a = x, .b = y };
+}
+
+static void rsim_mr_pair_lock(struct rsim_mr_pair *p)
+{
 	if (p->a)
 		spin_lock_bh(&p->a->lock);
 	if (p->b)
@@ -394,7 +398,7 @@ static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
 
 	while (done < len) {
 		const struct rsim_mem_ref *dref, *sref = NULL;
-		struct rsim_mr *dmr, *smr;
+		struct rsim_mr_pair want;
 
 		/* a chunk of pages per lock hold; between chunks, look up */
 		if (pages && pages % RSIM_DP_CHECK_PAGES == 0) {
@@ -414,16 +418,14 @@ static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
 			n = dref ? -ENXIO : -EFAULT;
 			break;
 		}
-		dmr = dref->mr;
-		smr = sref ? sref->mr : NULL;
-		if (locked && !((held.a == dmr && held.b == smr) ||
-				(held.a == smr && held.b == dmr) ||
-				(dmr == smr && held.a == dmr && !held.b))) {
+		want = rsim_mr_pair(dref->mr, sref ? sref->mr : NULL);
+		if (locked && (want.a != held.a || want.b != held.b)) {
 			rsim_mr_pair_unlock(&held);
 			locked = false;
 		}
 		if (!locked) {
-			rsim_mr_pair_lock(&held, dmr, smr);
+			held = want;
+			rsim_mr_pair_lock(&held);
 			locked = true;
 		}
 		n = rsim_dp_copy_page(x->rsim, dref, d.pos, sref, s.pos,
@@ -455,6 +457,12 @@ static bool rsim_dp_needs_recv(enum ib_wr_opcode op)
 	return op != IB_WR_RDMA_WRITE && op != IB_WR_RDMA_READ;
 }
 
+/* A WR's inline data, or NULL if its source is its gather list. */
+static const void *rsim_dp_inline(const struct rsim_send_wqe *wqe)
+{
+	return wqe->send_flags & IB_SEND_INLINE ? wqe->sge : NULL;
+}
+
 /* Check the local gather list (READ: scatter list) into @qp->lrefs. */
 static int rsim_dp_gather(struct rsim_exec *x)
 {
@@ -478,37 +486,49 @@ static int rsim_dp_gather(struct rsim_exec *x)
 }
 
 /*
- * The responder: the QP this one is connected to on this device, if the
- * address vector names this port's LID, the QP exists, is of the same
- * type, is ready to receive and is connected back. NULL is what a fabric
- * offers a packet to nowhere.
+ * The QP a packet to @dlid and @qpn reaches on this device, held: the LID
+ * must be the port's, the QP must exist, not be going away, and be ready
+ * to receive (RTR, RTS or SQD). Its state is read without its lock, as a
+ * packet meets the state it meets: a modify_qp racing it may or may not
+ * be seen. NULL is what a fabric offers a packet to nowhere.
+ */
+static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
+					u32 qpn)
+{
+	struct rsim_qp *dest;
+	enum ib_qp_state st;
+
+	if (dlid != READ_ONCE(x->rsim->port.lid))
+		return NULL;
+	dest = rsim_qp_get(x->rsim, qpn);
+	if (!dest)
+		return NULL;
+	st = READ_ONCE(dest->state);
+	if (READ_ONCE(dest->dying) ||
+	    (st != IB_QPS_RTR && st != IB_QPS_RTS && st != IB_QPS_SQD)) {
+		rsim_qp_put(dest);
+		return NULL;
+	}
+	return dest;
+}
+
+/*
+ * The responder: the QP this one is connected to (rsim_dp_dest_get()),
+ * if it is of the same type and connected back.
  */
 static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 {
-	enum ib_qp_state st;
-	struct rsim_qp *peer;
-	bool ok;
+	struct rsim_qp *peer = rsim_dp_dest_get(x, x->dlid, x->dest_qpn);
 
-	if (x->dlid != READ_ONCE(x->rsim->port.lid))
-		return NULL;
-	peer = rsim_qp_get(x->rsim, x->dest_qpn);
 	if (!peer)
 		return NULL;
-	/*
-	 * Read without the responder's lock, as a packet meets the state it
-	 * meets: a modify_qp racing it may or may not be seen.
-	 */
-	st = READ_ONCE(peer->state);
-	ok = peer->ibqp.qp_type == x->qp->ibqp.qp_type &&
-	     !READ_ONCE(peer->dying) &&
-	     (st == IB_QPS_RTR || st == IB_QPS_RTS || st == IB_QPS_SQD) &&
-	     READ_ONCE(peer->attr.dest_qp_num) == x->qp->ibqp.qp_num;
-	x->peer_access = READ_ONCE(peer->attr.qp_access_flags);
-	x->rnr_timer = READ_ONCE(peer->attr.min_rnr_timer);
-	if (!ok) {
+	if (peer->ibqp.qp_type != x->qp->ibqp.qp_type ||
+	    READ_ONCE(peer->attr.dest_qp_num) != x->qp->ibqp.qp_num) {
 		rsim_qp_put(peer);
 		return NULL;
 	}
+	x->peer_access = READ_ONCE(peer->attr.qp_access_flags);
+	x->rnr_timer = READ_ONCE(peer->attr.min_rnr_timer);
 	return peer;
 }
 
@@ -603,7 +623,7 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 	spin_unlock_irqrestore(&peer->lock, flags);
 	if (x->took)
 		return 0;
-	/* UC: lost; RC: an RNR NAK, which the run loop retries or fails */
+	/* UC, UD: lost; RC: an RNR NAK, which the run loop retries or fails */
 	return x->rc ? RSIM_EXEC_WAIT : RSIM_EXEC_DROP;
 }
 
@@ -662,7 +682,7 @@ static int rsim_dp_copy_failed(struct rsim_exec *x, int err, bool remote_dst,
 static int rsim_dp_move(struct rsim_exec *x)
 {
 	struct rsim_send_wqe *wqe = x->wqe;
-	const void *inl = wqe->send_flags & IB_SEND_INLINE ? wqe->sge : NULL;
+	const void *inl = rsim_dp_inline(wqe);
 	struct rsim_qp *qp = x->qp;
 	int err;
 
@@ -689,30 +709,29 @@ static int rsim_dp_move(struct rsim_exec *x)
 	}
 }
 
-/* The responder's completion of a message that arrived. */
-static void rsim_dp_deliver(struct rsim_exec *x)
+/*
+ * The responder's completion of a message that arrived: @wc brings what
+ * depends on the transport (byte_len, sl; UD: pkey_index, IB_WC_GRH).
+ */
+static void rsim_dp_deliver(struct rsim_exec *x, struct ib_wc *wc)
 {
 	struct rsim_send_wqe *wqe = x->wqe;
-	struct ib_wc wc = {
-		.status = IB_WC_SUCCESS,
-		.opcode = wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM ?
-			  IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
-		.byte_len = x->len,
-		.src_qp = x->qp->ibqp.qp_num,
-		.slid = READ_ONCE(x->rsim->port.lid),
-		.sl = x->sl,
-		.port_num = RSIM_PORT,
-	};
 
+	wc->status = IB_WC_SUCCESS;
+	wc->opcode = wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM ?
+		     IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV;
+	wc->src_qp = x->qp->ibqp.qp_num;
+	wc->slid = READ_ONCE(x->rsim->port.lid);
+	wc->port_num = RSIM_PORT;
 	if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
 	    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
-		wc.wc_flags |= IB_WC_WITH_IMM;
-		wc.ex.imm_data = wqe->imm;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = wqe->imm;
 	} else if (wqe->opcode == IB_WR_SEND_WITH_INV) {
-		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
-		wc.ex.invalidate_rkey = wqe->inv;
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = wqe->inv;
 	}
-	rsim_dp_complete_recv(x, &wc, wqe->send_flags & IB_SEND_SOLICITED);
+	rsim_dp_complete_recv(x, wc, wqe->send_flags & IB_SEND_SOLICITED);
 }
 
 /* ---- UD ---- */
@@ -759,28 +778,24 @@ static bool rsim_ud_reaches(const struct rsim_qp *src,
 }
 
 /*
- * The destination of a datagram: a UD, SMI or GSI QP of this device at
- * the address vector's LID, ready to receive, whose Q_Key and P_Key
- * accept the message (QP0 checks neither; QP1 takes any P_Key of the
- * port's table). What a fabric would not deliver returns NULL: the SEND
- * succeeds and the message is lost (a Q_Key or P_Key mismatch is counted
- * as the port's violation).
+ * The destination of a datagram (rsim_dp_dest_get()): a UD, SMI or GSI QP
+ * that may take it from this QP and whose Q_Key and P_Key accept it (QP0
+ * checks neither; the others match the sender's P_Key against the entry
+ * their P_Key index names, 0 for QP1). What a fabric would not deliver
+ * returns NULL: the SEND succeeds and the message is lost (a Q_Key or
+ * P_Key mismatch is counted as the port's violation).
  */
 static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
 {
 	struct rsim_send_wqe *wqe = x->wqe;
 	struct rsim_qp *qp = x->qp, *dest;
 	u32 qkey = wqe->remote_qkey;
-	enum ib_qp_state st;
 
-	if (rdma_ah_get_dlid(&wqe->ah) != READ_ONCE(x->rsim->port.lid))
-		return NULL;
-	dest = rsim_qp_get(x->rsim, wqe->remote_qpn);
+	dest = rsim_dp_dest_get(x, rdma_ah_get_dlid(&wqe->ah),
+				wqe->remote_qpn);
 	if (!dest)
 		return NULL;
-	st = READ_ONCE(dest->state);
-	if (!rsim_ud_reaches(qp, dest) || READ_ONCE(dest->dying) ||
-	    (st != IB_QPS_RTR && st != IB_QPS_RTS && st != IB_QPS_SQD))
+	if (!rsim_ud_reaches(qp, dest))
 		goto drop;
 	if (dest->ibqp.qp_type == IB_QPT_SMI)
 		return dest;
@@ -791,7 +806,6 @@ static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
 		rsim_port_violation(x->rsim, true);
 		goto drop;
 	}
-	/* QP1 matches against its P_Key index, 0: the default partition */
 	if (!rsim_pkey_match(rsim_port_pkey(x->rsim,
 					    READ_ONCE(qp->attr.pkey_index)),
 			     rsim_port_pkey(x->rsim,
@@ -831,16 +845,8 @@ static void rsim_dp_ud_grh(struct rsim_exec *x, struct ib_grh *grh)
 static int rsim_dp_exec_ud(struct rsim_exec *x)
 {
 	struct rsim_send_wqe *wqe = x->wqe;
-	const void *inl = wqe->send_flags & IB_SEND_INLINE ? wqe->sge : NULL;
 	bool has_grh = rdma_ah_get_ah_flags(&wqe->ah) & IB_AH_GRH;
-	struct ib_wc wc = {
-		.status = IB_WC_SUCCESS,
-		.opcode = IB_WC_RECV,
-		.src_qp = x->qp->ibqp.qp_num,
-		.slid = READ_ONCE(x->rsim->port.lid),
-		.sl = rdma_ah_get_sl(&wqe->ah),
-		.port_num = RSIM_PORT,
-	};
+	struct ib_wc wc = { .sl = rdma_ah_get_sl(&wqe->ah) };
 	struct ib_grh grh;
 	u32 i, skip;
 	int ret;
@@ -853,9 +859,10 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 	x->peer = rsim_dp_ud_dest(x);
 	if (!x->peer)
 		return RSIM_EXEC_DROP;
+	/* no RNR: without a receive WR the message is lost */
 	ret = rsim_dp_take_recv(x);
 	if (ret)
-		return RSIM_EXEC_DROP;
+		return ret;
 	/* UD is unreliable: rsim_dp_resp_fail() loses the message */
 	ret = rsim_dp_scatter(x, RSIM_UD_GRH + x->len);
 	if (ret)
@@ -877,8 +884,8 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 		x->qp->rrefs[i].len -= n;
 		skip -= n;
 	}
-	ret = rsim_dp_copy(x, x->qp->rrefs, x->nr, x->qp->lrefs, x->nl, inl,
-			   x->len);
+	ret = rsim_dp_copy(x, x->qp->rrefs, x->nr, x->qp->lrefs, x->nl,
+			   rsim_dp_inline(wqe), x->len);
 	ret = rsim_dp_copy_failed(x, ret, true, IB_WC_LOC_PROT_ERR,
 				  IB_WC_SUCCESS);
 	if (ret)
@@ -888,18 +895,14 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 	wc.pkey_index = READ_ONCE(x->peer->attr.pkey_index);
 	if (has_grh)
 		wc.wc_flags |= IB_WC_GRH;
-	if (wqe->opcode == IB_WR_SEND_WITH_IMM) {
-		wc.wc_flags |= IB_WC_WITH_IMM;
-		wc.ex.imm_data = wqe->imm;
-	}
-	rsim_dp_complete_recv(x, &wc, wqe->send_flags & IB_SEND_SOLICITED);
+	rsim_dp_deliver(x, &wc);
 	return IB_WC_SUCCESS;
 }
 
 /*
  * Execute the send WR at the head of the queue. Returns an IB_WC_*
  * status for the requester, RSIM_EXEC_WAIT (RNR NAK) or RSIM_EXEC_DROP
- * (UC: lost, the WR succeeds).
+ * (UC, UD: lost, the WR succeeds).
  */
 static int rsim_dp_exec(struct rsim_exec *x)
 {
@@ -942,8 +945,11 @@ static int rsim_dp_exec(struct rsim_exec *x)
 	    rsim_mr_invalidate(x->rsim, x->peer->ibqp.pd, wqe->inv))
 		return rsim_dp_resp_fail(x, IB_WC_REM_INV_REQ_ERR,
 					 IB_WC_REM_INV_REQ_ERR);
-	if (x->took)
-		rsim_dp_deliver(x);
+	if (x->took) {
+		struct ib_wc wc = { .byte_len = x->len, .sl = x->sl };
+
+		rsim_dp_deliver(x, &wc);
+	}
 	return IB_WC_SUCCESS;
 }
 
@@ -1212,7 +1218,7 @@ static void rsim_dp_process(struct rsim_qp *qp, struct rsim_budget *b,
 
 /**
  * rsim_dp_run() - execute a send queue the caller has claimed
- * @qp: RC or UC QP (rsim_dp_claim_locked() returned true)
+ * @qp: the QP (rsim_dp_claim_locked() returned true)
  *
  * Context: process or softirq, interrupts on; does not sleep.
  */
