@@ -14,6 +14,8 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pma.h>
 
 #include "helpers.h"
 
@@ -1990,6 +1992,7 @@ enum dp_ud_fault {
 	UD_OK, UD_WRONG_QKEY, UD_CONTROLLED_QKEY, UD_CONTROLLED_MISMATCH,
 	UD_OTHER_LID, UD_NO_SUCH_QP, UD_TO_RC, UD_NO_RECV, UD_PKEY_INVALID,
 	UD_RECV_TOO_SMALL, UD_TOO_LONG, UD_TO_QP0, UD_TO_QP1_QKEY,
+	UD_LINK_DOWN, UD_PORT_ARMED, UD_MTU_1024,
 };
 
 /**
@@ -2028,7 +2031,24 @@ static const struct dp_ud_case dp_ud_cases[] = {
 	/* the MAD layer's QPs: QP0 takes only QP0's SMPs; QP1 its Q_Key */
 	{ "to_qp0", UD_TO_QP0 },
 	{ "to_qp1_wrong_qkey", UD_TO_QP1_QKEY, .qkey_viol = 1 },
+	/* the port's state: only Active carries what is not an SMP */
+	{ "link_down", UD_LINK_DOWN },
+	{ "port_armed", UD_PORT_ARMED },
+	/* the port's NeighborMTU bounds a datagram */
+	{ "longer_than_port_mtu_1024", UD_MTU_1024,
+	  .send_status = IB_WC_LOC_LEN_ERR },
 };
+
+/* the shared device's port back to Active, MTU 4096 */
+static void dp_port_restore(void *arg)
+{
+	struct rsim_dev *rsim = arg;
+
+	spin_lock_bh(&rsim->port.lock);
+	rsim->port.mtu = IB_MTU_4096;
+	spin_unlock_bh(&rsim->port.lock);
+	rsim_port_set_link(rsim, true);
+}
 
 static void dp_ud_desc(const struct dp_ud_case *c, char *desc)
 {
@@ -2086,13 +2106,28 @@ static void rsim_dp_test_ud_rules(struct kunit *test)
 		len = 4097;
 		rlen = 40 + 4097;
 		break;
+	case UD_MTU_1024:
+		len = 1025;
+		rlen = 40 + 1025;
+		break;
 	default:
 		break;
 	}
 	spin_lock_bh(&f->rsim->port.lock);
 	viol_q = f->rsim->port.qkey_viol;
 	viol_p = f->rsim->port.pkey_viol;
+	if (c->fault == UD_PORT_ARMED)
+		f->rsim->port.state = IB_PORT_ARMED;
+	if (c->fault == UD_MTU_1024)
+		f->rsim->port.mtu = IB_MTU_1024;
 	spin_unlock_bh(&f->rsim->port.lock);
+	if (c->fault == UD_LINK_DOWN)
+		rsim_port_set_link(f->rsim, false);
+	if (c->fault == UD_LINK_DOWN || c->fault == UD_PORT_ARMED ||
+	    c->fault == UD_MTU_1024)
+		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							dp_port_restore,
+							f->rsim));
 	if (c->fault != UD_NO_RECV)
 		KUNIT_ASSERT_EQ(test, dp_post_recv(r, 4, f->dst.dma, rlen,
 						   lkey), 0);
@@ -2114,6 +2149,74 @@ static void rsim_dp_test_ud_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, to_rsim_qp(r)->state, IB_QPS_RTS);
 	KUNIT_EXPECT_EQ(test, to_rsim_qp(s)->state,
 			c->send_status ? IB_QPS_ERR : IB_QPS_RTS);
+}
+
+/*
+ * Datagrams for QP1 pass through the device's MAD receive queue: a PMA
+ * Get(ClassPortInfo) from a UD QP takes a buffer of the device's PUDA pool
+ * and gives it back, and the PMA's reply comes back to the UD QP; a
+ * datagram longer than a MAD is lost without holding a buffer.
+ */
+static void rsim_dp_test_ud_mad_pool(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_qp *s = dp_ud_qp(test, f, IB_QP1_QKEY, 0);
+	struct ib_ah *ah = dp_ah(test, f, f->rsim->port.lid, false);
+	struct rsim_puda_stats before, after;
+	struct ib_mad_hdr *hdr;
+	struct ib_wc wc[2];
+	int n;
+
+	hdr = (struct ib_mad_hdr *)f->src.va;
+	memset(hdr, 0, IB_MGMT_MAD_SIZE);
+	hdr->base_version = IB_MGMT_BASE_VERSION;
+	hdr->mgmt_class = IB_MGMT_CLASS_PERF_MGMT;
+	hdr->class_version = 1;
+	hdr->method = IB_MGMT_METHOD_GET;
+	hdr->tid = cpu_to_be64(0x5151);
+	hdr->attr_id = IB_PMA_CLASS_PORT_INFO;
+	ib_dma_sync_single_for_device(&f->rsim->ibdev, f->src.dma, f->src.len,
+				      DMA_BIDIRECTIONAL);
+	memset(f->dst.va, 0, 40 + IB_MGMT_MAD_SIZE);
+	ib_dma_sync_single_for_device(&f->rsim->ibdev, f->dst.dma, f->dst.len,
+				      DMA_BIDIRECTIONAL);
+
+	rsim_puda_get_stats(f->rsim->mad_pool, &before);
+	KUNIT_ASSERT_EQ(test, dp_post_recv(s, 4, f->dst.dma,
+					   40 + IB_MGMT_MAD_SIZE, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_ud_send(s, ah, 1, IB_QP1_QKEY, f->src.dma,
+					 IB_MGMT_MAD_SIZE, lkey, false), 0);
+	/* the send's completion, then the reply the MAD layer sends back */
+	n = dp_wait(f->cq, wc, 2);
+	KUNIT_ASSERT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].opcode, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, wc[1].src_qp, 1);
+	KUNIT_EXPECT_EQ(test, wc[1].byte_len, 40 + IB_MGMT_MAD_SIZE);
+	hdr = (struct ib_mad_hdr *)(dp_cpu(f, &f->dst) + 40);
+	KUNIT_EXPECT_EQ(test, hdr->method, IB_MGMT_METHOD_GET_RESP);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(hdr->tid), 0x5151);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(hdr->status), 0);
+	rsim_puda_get_stats(f->rsim->mad_pool, &after);
+	/* the request to QP1 took one buffer; the reply went to a UD QP */
+	KUNIT_EXPECT_EQ(test, after.gets - before.gets, 1);
+	KUNIT_EXPECT_EQ(test, after.puts - before.puts, 1);
+	KUNIT_EXPECT_EQ(test, after.outstanding, 0);
+
+	/* a datagram longer than a MAD is lost, its buffer returned */
+	KUNIT_ASSERT_EQ(test, dp_ud_send(s, ah, 1, IB_QP1_QKEY, f->src.dma,
+					 IB_MGMT_MAD_SIZE + 1, lkey, false),
+			0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	rsim_puda_get_stats(f->rsim->mad_pool, &before);
+	KUNIT_EXPECT_EQ(test, before.gets - after.gets, 1);
+	KUNIT_EXPECT_EQ(test, before.puts - after.puts, 1);
+	KUNIT_EXPECT_EQ(test, before.outstanding, 0);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 2), 0);
 }
 
 static struct kunit_case rsim_dp_test_cases[] = {
@@ -2153,6 +2256,7 @@ static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE_SLOW(rsim_dp_test_inval_stops_writes),
 	KUNIT_CASE(rsim_dp_test_ud_send_recv),
 	KUNIT_CASE_PARAM(rsim_dp_test_ud_rules, dp_ud_gen_params),
+	KUNIT_CASE(rsim_dp_test_ud_mad_pool),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

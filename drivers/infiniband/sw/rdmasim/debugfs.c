@@ -9,6 +9,9 @@
  *			to kernel clients; there is no userspace provider)
  *	datapath	what the loopback data path did: WRs executed,
  *			bytes moved, WRs failed, SENDs that waited (RNR)
+ *	port		the port's state, LIDs, M_Key protection and event
+ *			count; writing "down" pulls the cable, "up" plugs it
+ *			back (the port activates itself)
  *	fault/		injection sites (fault.c)
  *	mad_pool/	the PUDA pool of the MAD receive queue (puda.c)
  * /sys/kernel/debug/rdmasim/puda/
@@ -81,6 +84,85 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_datapath);
 
+static const char *rsim_port_state_name(enum ib_port_state st)
+{
+	static const char * const name[] = {
+		[IB_PORT_NOP] = "nop", [IB_PORT_DOWN] = "down",
+		[IB_PORT_INIT] = "init", [IB_PORT_ARMED] = "armed",
+		[IB_PORT_ACTIVE] = "active",
+	};
+
+	return st < ARRAY_SIZE(name) && name[st] ? name[st] : "?";
+}
+
+static const char *rsim_phys_state_name(u8 st)
+{
+	switch (st) {
+	case IB_PORT_PHYS_STATE_POLLING:
+		return "polling";
+	case IB_PORT_PHYS_STATE_DISABLED:
+		return "disabled";
+	case IB_PORT_PHYS_STATE_LINK_UP:
+		return "link_up";
+	default:
+		return "?";
+	}
+}
+
+static int rsim_port_show(struct seq_file *m, void *unused)
+{
+	struct rsim_dev *rsim = m->private;
+	struct rsim_port *port = &rsim->port;
+	struct rsim_port p;
+
+	spin_lock_bh(&port->lock);
+	p = *port;
+	spin_unlock_bh(&port->lock);
+	seq_printf(m, "state %s\nphys_state %s\n",
+		   rsim_port_state_name(p.state),
+		   rsim_phys_state_name(p.phys_state));
+	seq_printf(m, "lid 0x%x\nsm_lid 0x%x\nsm_sl %u\nmtu %d\n",
+		   p.lid, p.sm_lid, p.sm_sl, ib_mtu_enum_to_int(p.mtu));
+	seq_printf(m, "mkey_prot %u\nmkey_lease %u\nmkey_violations %u\n",
+		   p.mkey_prot, p.mkey_lease, p.mkey_viol);
+	seq_printf(m, "sm_act %u\nevents %u\n", p.sm_act, p.events);
+	return 0;
+}
+
+static int rsim_port_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, rsim_port_show, inode->i_private);
+}
+
+static ssize_t rsim_port_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	struct rsim_dev *rsim = ((struct seq_file *)file->private_data)->private;
+	char buf[8];
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = 0;
+	if (sysfs_streq(buf, "down"))
+		rsim_port_set_link(rsim, false);
+	else if (sysfs_streq(buf, "up"))
+		rsim_port_set_link(rsim, true);
+	else
+		return -EINVAL;
+	return len;
+}
+
+static const struct file_operations rsim_port_fops = {
+	.owner = THIS_MODULE,
+	.open = rsim_port_open,
+	.read = seq_read,
+	.write = rsim_port_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 void rsim_debugfs_init(void)
 {
 	rsim_debugfs_root = debugfs_create_dir(RSIM_DRV_NAME, NULL);
@@ -108,6 +190,8 @@ void rsim_debugfs_dev_init(struct rsim_dev *rsim)
 			    &rsim_limits_fops);
 	debugfs_create_file("datapath", 0400, rsim->debugfs, rsim,
 			    &rsim_datapath_fops);
+	debugfs_create_file("port", 0600, rsim->debugfs, rsim,
+			    &rsim_port_fops);
 	rsim_fault_debugfs_init(rsim);
 }
 

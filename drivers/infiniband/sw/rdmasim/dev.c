@@ -178,21 +178,20 @@ static int rsim_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->sm_lid = port->sm_lid;
 	attr->bad_pkey_cntr = port->pkey_viol;
 	attr->qkey_viol_cntr = port->qkey_viol;
+
+	attr->phys_state = port->phys_state;
+	attr->active_mtu = port->mtu;
+	attr->sm_sl = port->sm_sl;
+	attr->subnet_timeout = port->subnet_timeout;
 	spin_unlock_bh(&port->lock);
 
-	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
-			   IB_PORT_PHYS_STATE_LINK_UP :
-			   IB_PORT_PHYS_STATE_POLLING;
 	attr->max_mtu = IB_MTU_4096;
-	attr->active_mtu = IB_MTU_4096;
 	attr->gid_tbl_len = 1;
 	attr->port_cap_flags = RSIM_PORT_CAP_FLAGS;
 	attr->max_msg_sz = RSIM_MAX_MSG;
 	attr->pkey_tbl_len = rsim->cfg.limits.pkey_tbl_len;
 	attr->lmc = 0;
 	attr->max_vl_num = 1;		/* VL0 only */
-	attr->sm_sl = 0;
-	attr->subnet_timeout = RSIM_SUBNET_TIMEOUT;
 	attr->init_type_reply = 0;
 	attr->active_width = IB_WIDTH_4X;
 	attr->active_speed = IB_SPEED_EDR;
@@ -236,6 +235,118 @@ static int rsim_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 		return -EINVAL;
 	*pkey = rsim_port_pkey(rsim, index);
 	return 0;
+}
+
+/**
+ * rsim_port_set_state_locked() - move the port to a logical and physical
+ *	state
+ * @port: the port, its lock held
+ * @state: IB_PORT_DOWN, _INIT, _ARMED or _ACTIVE
+ * @phys_state: IB_PORT_PHYS_STATE_*
+ *
+ * Context: the port's lock held.
+ * Return: the RSIM_PORT_EV_* the change raises, for rsim_port_dispatch().
+ */
+u32 rsim_port_set_state_locked(struct rsim_port *port,
+			       enum ib_port_state state, u8 phys_state)
+{
+	enum ib_port_state old = port->state;
+
+	lockdep_assert_held(&port->lock);
+	port->state = state;
+	port->phys_state = phys_state;
+	if (old == IB_PORT_ACTIVE && state != IB_PORT_ACTIVE)
+		return RSIM_PORT_EV_ERR;
+	if (old != IB_PORT_ACTIVE && state == IB_PORT_ACTIVE)
+		return RSIM_PORT_EV_ACTIVE;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_port_set_state_locked);
+
+/**
+ * rsim_port_dispatch() - raise the port events a change asked for
+ * @rsim: device
+ * @events: RSIM_PORT_EV_* flags
+ *
+ * The core's cache handler updates its copy of the port (state, LID) on
+ * these events; the MAD layer and the CM's clients see them.
+ *
+ * Nothing is raised once the device's unregistration has begun: the
+ * reference held while an event is queued orders it before the core's
+ * final flush of its event work.
+ *
+ * Context: any (ib_dispatch_event() defers to a workqueue); no port lock.
+ */
+void rsim_port_dispatch(struct rsim_dev *rsim, u32 events)
+{
+	static const enum ib_event_type type[] = {
+		IB_EVENT_PORT_ERR, IB_EVENT_PORT_ACTIVE, IB_EVENT_LID_CHANGE,
+		IB_EVENT_SM_CHANGE, IB_EVENT_CLIENT_REREGISTER,
+	};
+	unsigned int i;
+
+	if (!events || !ib_device_try_get(&rsim->ibdev))
+		return;
+	for (i = 0; i < ARRAY_SIZE(type); i++) {
+		struct ib_event ev = {
+			.device = &rsim->ibdev,
+			.element.port_num = RSIM_PORT,
+			.event = type[i],
+		};
+
+		if (!(events & BIT(i)))
+			continue;
+		spin_lock_bh(&rsim->port.lock);
+		rsim->port.events++;
+		spin_unlock_bh(&rsim->port.lock);
+		ib_dispatch_event(&ev);
+	}
+	ib_device_put(&rsim->ibdev);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_port_dispatch);
+
+/**
+ * rsim_port_set_link() - pull the cable, or plug it back
+ * @rsim: device
+ * @up: false: the link goes down (PortState Down, PhysState Polling);
+ *	true: the link trains and the port, its own subnet manager,
+ *	activates itself with the LID it had
+ *
+ * Context: process or softirq.
+ */
+void rsim_port_set_link(struct rsim_dev *rsim, bool up)
+{
+	u32 ev;
+
+	spin_lock_bh(&rsim->port.lock);
+	ev = rsim_port_set_state_locked(&rsim->port,
+					up ? IB_PORT_ACTIVE : IB_PORT_DOWN,
+					up ? IB_PORT_PHYS_STATE_LINK_UP :
+					     IB_PORT_PHYS_STATE_POLLING);
+	spin_unlock_bh(&rsim->port.lock);
+	rsim_port_dispatch(rsim, ev);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_port_set_link);
+
+/**
+ * rsim_port_passes() - does the port carry a packet from this sender?
+ * @rsim: device
+ * @sender: the sending QP's type
+ *
+ * The packet leaves and enters the same port. IBA 7.2: a port in Init or
+ * Armed sends and takes only subnet management packets (QP0); in Active
+ * everything; in Down nothing.
+ *
+ * Context: any.
+ * Return: true if the packet gets through.
+ */
+bool rsim_port_passes(struct rsim_dev *rsim, enum ib_qp_type sender)
+{
+	enum ib_port_state st = READ_ONCE(rsim->port.state);
+
+	return st == IB_PORT_ACTIVE ||
+	       (sender == IB_QPT_SMI && st != IB_PORT_DOWN &&
+		st != IB_PORT_NOP);
 }
 
 static int rsim_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
@@ -386,6 +497,12 @@ static void rsim_port_init(struct rsim_dev *rsim)
 	port->lid = lid;
 	port->sm_lid = lid;
 	port->state = IB_PORT_ACTIVE;
+	port->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	port->mtu = IB_MTU_4096;
+	port->subnet_timeout = RSIM_SUBNET_TIMEOUT;
+	port->width_enabled = RSIM_PORT_WIDTHS;
+	port->speed_enabled = RSIM_PORT_SPEEDS;
+	port->speed_ext_enabled = RSIM_PORT_SPEEDS_EXT;
 	port->guid = cpu_to_be64(be64_to_cpu(rsim->ibdev.node_guid) + 1);
 }
 

@@ -487,7 +487,8 @@ static int rsim_dp_gather(struct rsim_exec *x)
 
 /*
  * The QP a packet to @dlid and @qpn reaches on this device, held: the LID
- * must be the port's, the QP must exist, not be going away, and be ready
+ * must be the port's, the port's state must let the packet through
+ * (rsim_port_passes()), the QP must exist, not be going away, and be ready
  * to receive (RTR, RTS or SQD). Its state is read without its lock, as a
  * packet meets the state it meets: a modify_qp racing it may or may not
  * be seen. NULL is what a fabric offers a packet to nowhere.
@@ -498,7 +499,8 @@ static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
 	struct rsim_qp *dest;
 	enum ib_qp_state st;
 
-	if (dlid != READ_ONCE(x->rsim->port.lid))
+	if (dlid != READ_ONCE(x->rsim->port.lid) ||
+	    !rsim_port_passes(x->rsim, x->qp->ibqp.qp_type))
 		return NULL;
 	dest = rsim_qp_get(x->rsim, qpn);
 	if (!dest)
@@ -838,15 +840,61 @@ static void rsim_dp_ud_grh(struct rsim_exec *x, struct ib_grh *grh)
 }
 
 /*
- * A UD SEND: at most one path MTU (4096 bytes); the receive WR gets the
- * GRH's 40 bytes (written only if the address vector has a GRH) and then
- * the payload. No RNR: without a receive WR the message is lost.
+ * The device's MAD receive queue: a datagram for QP0 or QP1 is written
+ * (GRH place, then payload) by the device into a DMA-mapped buffer of the
+ * device's PUDA pool, as a device DMAs a packet into a buffer it was
+ * given, and the receive WR is filled from there. Returns the buffer,
+ * the CPU's again; NULL with *@ret set if the datagram is lost (no
+ * buffer, or longer than a MAD) or its source failed.
+ */
+static struct rsim_puda_buf *rsim_dp_mad_rx(struct rsim_exec *x,
+					    const struct ib_grh *grh, int *ret)
+{
+	struct rsim_puda_pool *pool = x->rsim->mad_pool;
+	struct rsim_puda_buf *buf;
+	struct rsim_mem_ref ref;
+	int err = 0;
+
+	buf = rsim_puda_get(pool, GFP_ATOMIC);
+	if (!buf || RSIM_UD_GRH + x->len > buf->len) {
+		if (buf)
+			rsim_puda_put(pool, buf);
+		*ret = RSIM_EXEC_DROP;
+		return NULL;
+	}
+	rsim_puda_sync_for_device(buf);
+	/* the buffer's DMA address, as the local DMA lkey names memory */
+	ref = (struct rsim_mem_ref){ .off = buf->dma, .len = buf->len };
+	if (grh)
+		err = rsim_dp_copy(x, &ref, 1, NULL, 0, grh, RSIM_UD_GRH);
+	ref.off += RSIM_UD_GRH;
+	ref.len -= RSIM_UD_GRH;
+	if (!err)
+		err = rsim_dp_copy(x, &ref, 1, x->qp->lrefs, x->nl,
+				   rsim_dp_inline(x->wqe), x->len);
+	rsim_puda_sync_for_cpu(buf);
+	if (err) {
+		rsim_puda_put(pool, buf);
+		*ret = rsim_dp_copy_failed(x, err, true, IB_WC_LOC_PROT_ERR,
+					   IB_WC_SUCCESS);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * A UD SEND: at most one path MTU; the receive WR gets the GRH's 40 bytes
+ * (written only if the address vector has a GRH) and then the payload.
+ * No RNR: without a receive WR the message is lost. Datagrams for QP0 and
+ * QP1 pass through the device's MAD receive queue (rsim_dp_mad_rx()).
  */
 static int rsim_dp_exec_ud(struct rsim_exec *x)
 {
 	struct rsim_send_wqe *wqe = x->wqe;
 	bool has_grh = rdma_ah_get_ah_flags(&wqe->ah) & IB_AH_GRH;
 	struct ib_wc wc = { .sl = rdma_ah_get_sl(&wqe->ah) };
+	struct rsim_puda_buf *buf = NULL;
+	const void *grh_src, *inl;
 	struct ib_grh grh;
 	u32 i, skip;
 	int ret;
@@ -854,27 +902,37 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 	ret = rsim_dp_gather(x);
 	if (ret)
 		return ret;
-	if (x->len > ib_mtu_enum_to_int(IB_MTU_4096))
+	if (x->len > ib_mtu_enum_to_int(x->mtu))
 		return IB_WC_LOC_LEN_ERR;
 	x->peer = rsim_dp_ud_dest(x);
 	if (!x->peer)
 		return RSIM_EXEC_DROP;
+	if (has_grh)
+		rsim_dp_ud_grh(x, &grh);
+	grh_src = &grh;
+	inl = rsim_dp_inline(wqe);
+	if (rsim_qp_is_special(x->peer)) {
+		buf = rsim_dp_mad_rx(x, has_grh ? &grh : NULL, &ret);
+		if (!buf)
+			return ret;
+		grh_src = buf->data;
+		inl = buf->data + RSIM_UD_GRH;
+	}
 	/* no RNR: without a receive WR the message is lost */
 	ret = rsim_dp_take_recv(x);
 	if (ret)
-		return ret;
+		goto out;
 	/* UD is unreliable: rsim_dp_resp_fail() loses the message */
 	ret = rsim_dp_scatter(x, RSIM_UD_GRH + x->len);
 	if (ret)
-		return ret;
+		goto out;
 	if (has_grh) {
-		rsim_dp_ud_grh(x, &grh);
-		ret = rsim_dp_copy(x, x->qp->rrefs, x->nr, NULL, 0, &grh,
+		ret = rsim_dp_copy(x, x->qp->rrefs, x->nr, NULL, 0, grh_src,
 				   RSIM_UD_GRH);
+		ret = rsim_dp_copy_failed(x, ret, true, IB_WC_LOC_PROT_ERR,
+					  IB_WC_SUCCESS);
 		if (ret)
-			return rsim_dp_copy_failed(x, ret, true,
-						   IB_WC_LOC_PROT_ERR,
-						   IB_WC_SUCCESS);
+			goto out;
 	}
 	/* the payload starts after the GRH's place */
 	for (i = 0, skip = RSIM_UD_GRH; i < x->nr && skip; i++) {
@@ -884,19 +942,23 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 		x->qp->rrefs[i].len -= n;
 		skip -= n;
 	}
-	ret = rsim_dp_copy(x, x->qp->rrefs, x->nr, x->qp->lrefs, x->nl,
-			   rsim_dp_inline(wqe), x->len);
+	ret = rsim_dp_copy(x, x->qp->rrefs, x->nr, x->qp->lrefs, x->nl, inl,
+			   x->len);
 	ret = rsim_dp_copy_failed(x, ret, true, IB_WC_LOC_PROT_ERR,
 				  IB_WC_SUCCESS);
 	if (ret)
-		return ret;
+		goto out;
 
 	wc.byte_len = x->len + RSIM_UD_GRH;
 	wc.pkey_index = READ_ONCE(x->peer->attr.pkey_index);
 	if (has_grh)
 		wc.wc_flags |= IB_WC_GRH;
 	rsim_dp_deliver(x, &wc);
-	return IB_WC_SUCCESS;
+	ret = IB_WC_SUCCESS;
+out:
+	if (buf)
+		rsim_puda_put(x->rsim->mad_pool, buf);
+	return ret;
 }
 
 /*
@@ -1087,7 +1149,9 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
 		.dest_qpn = qp->attr.dest_qp_num,
 		.sl = rdma_ah_get_sl(&qp->attr.ah_attr),
 		/* UD messages are one packet of at most the port's MTU */
-		.mtu = rsim_qp_is_ud(qp) ? IB_MTU_4096 : qp->attr.path_mtu,
+		.mtu = rsim_qp_is_ud(qp) ?
+		       READ_ONCE(to_rsim_dev(qp->ibqp.device)->port.mtu) :
+		       qp->attr.path_mtu,
 		.rnr_retry = qp->attr.rnr_retry,
 	};
 }

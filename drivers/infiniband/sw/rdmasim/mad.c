@@ -13,8 +13,17 @@
  * version, an unsupported method, an unknown attribute or an attribute
  * modifier out of range. Responses, traps and other classes are left to
  * the MAD layer's agents.
+ *
+ * The SMA serves what a CA port answers a subnet manager: SubnGet of
+ * NodeDescription, NodeInfo, GUIDInfo, PortInfo, P_KeyTable and SMInfo
+ * (the port is its own SM), and SubnSet(PortInfo) for the fields IBA
+ * 14.2.5.6 lets an SM write, validated as a whole before anything
+ * changes. M_Key protection (IBA 14.2.4) guards every SMP: an SMP whose
+ * M_Key does not match is dropped as the protection level says, counted
+ * in M_KeyViolations, and starts the M_Key lease.
  */
 
+#include <linux/jiffies.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pma.h>
 #include <rdma/ib_smi.h>
@@ -23,6 +32,12 @@
 
 #define RSIM_PKEYS_PER_BLOCK	32
 #define RSIM_GUIDS_PER_BLOCK	8
+
+/* SMInfo (IBA 14.2.5.13): GUID, SM_Key, ActCount, Priority:4 SMState:4 */
+#define RSIM_SMI_GUID		0
+#define RSIM_SMI_ACT_COUNT	16
+#define RSIM_SMI_PRIO_STATE	20
+#define RSIM_SM_STATE_MASTER	3
 
 /* PortInfo past struct ib_port_info (IBA 14.2.5.6) */
 #define RSIM_PI_CAP_MASK2	60	/* CapabilityMask2, 16 bits */
@@ -57,56 +72,79 @@ static void rsim_sma_node_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	ni->local_port_num = RSIM_PORT;
 }
 
-static void rsim_sma_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
+/* PortInfo (IBA 14.2.5.6); @show_mkey: the requester may read the M_Key */
+static void rsim_sma_port_info(struct rsim_dev *rsim, struct ib_smp *smp,
+			       bool show_mkey)
 {
 	struct ib_port_info *pi = (struct ib_port_info *)smp->data;
 	struct rsim_port *port = &rsim->port;
-	u32 qkey_viol, pkey_viol;
-	u16 lid, sm_lid;
-	u8 state;
+	struct rsim_port p;
 
 	spin_lock_bh(&port->lock);
-	lid = port->lid;
-	sm_lid = port->sm_lid;
-	state = port->state;
-	qkey_viol = port->qkey_viol;
-	pkey_viol = port->pkey_viol;
+	p = *port;
 	spin_unlock_bh(&port->lock);
 
+	if (show_mkey)
+		pi->mkey = p.mkey;
 	pi->gid_prefix = cpu_to_be64(RSIM_GID_PREFIX);
-	pi->lid = cpu_to_be16(lid);
-	pi->sm_lid = cpu_to_be16(sm_lid);
+	pi->lid = cpu_to_be16(p.lid);
+	pi->sm_lid = cpu_to_be16(p.sm_lid);
 	pi->cap_mask = cpu_to_be32(RSIM_PORT_CAP_FLAGS);
+	pi->mkey_lease_period = cpu_to_be16(p.mkey_lease);
 	pi->local_port_num = RSIM_PORT;
-	pi->link_width_enabled = IB_WIDTH_4X;
-	pi->link_width_supported = IB_WIDTH_1X | IB_WIDTH_4X;
+	pi->link_width_enabled = p.width_enabled;
+	pi->link_width_supported = RSIM_PORT_WIDTHS;
 	pi->link_width_active = IB_WIDTH_4X;
-	/* LinkSpeedSupported 2.5 Gb/s (the extended speeds below), state */
-	pi->linkspeed_portstate = 1 << 4 | state;
-	pi->portphysstate_linkdown = (state == IB_PORT_ACTIVE ?
-				      IB_PORT_PHYS_STATE_LINK_UP :
-				      IB_PORT_PHYS_STATE_POLLING) << 4 |
+	pi->linkspeed_portstate = RSIM_PORT_SPEEDS << 4 | p.state;
+	/* LinkDownDefaultState: Polling */
+	pi->portphysstate_linkdown = p.phys_state << 4 |
 				     IB_PORT_PHYS_STATE_POLLING;
-	pi->mkeyprot_resv_lmc = 0;
-	pi->linkspeedactive_enabled = 1 << 4 | 1;
-	pi->neighbormtu_mastersmsl = IB_MTU_4096 << 4;
+	pi->mkeyprot_resv_lmc = p.mkey_prot << 6;	/* LMC 0 */
+	pi->linkspeedactive_enabled = 1 << 4 | p.speed_enabled;
+	pi->neighbormtu_mastersmsl = p.mtu << 4 | p.sm_sl;
 	pi->vlcap_inittype = 1 << 4;		/* VL0 only */
 	pi->inittypereply_mtucap = IB_MTU_4096;
 	pi->operationalvl_pei_peo_fpi_fpo = 1 << 4;
-	pi->pkey_violations = cpu_to_be16(min_t(u32, pkey_viol, U16_MAX));
-	pi->qkey_violations = cpu_to_be16(min_t(u32, qkey_viol, U16_MAX));
+	pi->mkey_violations = cpu_to_be16(p.mkey_viol);
+	pi->pkey_violations = cpu_to_be16(min_t(u32, p.pkey_viol, U16_MAX));
+	pi->qkey_violations = cpu_to_be16(min_t(u32, p.qkey_viol, U16_MAX));
 	pi->guid_cap = RSIM_GUIDS_PER_BLOCK;
-	pi->clientrereg_resv_subnetto = RSIM_SUBNET_TIMEOUT;
+	pi->clientrereg_resv_subnetto = p.subnet_timeout;
 	pi->resv_resptimevalue = 18;
 	smp->data[RSIM_PI_SPEED_EXT] = RSIM_SPEED_EXT_EDR << 4 |
-				       (RSIM_SPEED_EXT_FDR |
-					RSIM_SPEED_EXT_EDR);
-	smp->data[RSIM_PI_SPEED_EXT_EN] = RSIM_SPEED_EXT_FDR |
-					  RSIM_SPEED_EXT_EDR;
+				       RSIM_PORT_SPEEDS_EXT;
+	smp->data[RSIM_PI_SPEED_EXT_EN] = p.speed_ext_enabled;
+}
+
+/* SMInfo (IBA 14.2.5.13): the port is the master of its own subnet */
+static void rsim_sma_sm_info(struct rsim_dev *rsim, struct ib_smp *smp)
+{
+	u32 act;
+
+	spin_lock_bh(&rsim->port.lock);
+	act = rsim->port.sm_act;
+	spin_unlock_bh(&rsim->port.lock);
+	memcpy(&smp->data[RSIM_SMI_GUID], &rsim->port.guid,
+	       sizeof(rsim->port.guid));
+	/* SM_Key stays 0: nobody authenticates to this SM */
+	*(__be32 *)&smp->data[RSIM_SMI_ACT_COUNT] = cpu_to_be32(act);
+	smp->data[RSIM_SMI_PRIO_STATE] = RSIM_SM_STATE_MASTER;
+}
+
+/*
+ * PortInfo's attribute modifier: the port number, 0 naming the port the
+ * SMP arrived on; bit 31 asks for the extended speed fields, which are
+ * always there.
+ */
+static bool rsim_sma_port_mod(u32 mod)
+{
+	mod &= ~BIT(31);
+	return mod == 0 || mod == RSIM_PORT;
 }
 
 /* SubnGet(): IBA 14.2.5; returns an IB_MGMT_MAD_STATUS_* */
-static u16 rsim_sma_get(struct rsim_dev *rsim, struct ib_smp *smp)
+static u16 rsim_sma_get(struct rsim_dev *rsim, struct ib_smp *smp,
+			bool show_mkey)
 {
 	u32 mod = be32_to_cpu(smp->attr_mod);
 	u16 npkeys = rsim->cfg.limits.pkey_tbl_len;
@@ -127,10 +165,14 @@ static u16 rsim_sma_get(struct rsim_dev *rsim, struct ib_smp *smp)
 		memcpy(smp->data, &rsim->port.guid, sizeof(rsim->port.guid));
 		break;
 	case IB_SMP_ATTR_PORT_INFO:
-		/* 0 names the port the SMP arrived on */
-		if (mod != 0 && mod != RSIM_PORT)
+		if (!rsim_sma_port_mod(mod))
 			return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-		rsim_sma_port_info(rsim, smp);
+		rsim_sma_port_info(rsim, smp, show_mkey);
+		break;
+	case IB_SMP_ATTR_SM_INFO:
+		if (mod != 0)
+			return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+		rsim_sma_sm_info(rsim, smp);
 		break;
 	case IB_SMP_ATTR_PKEY_TABLE:
 		/* block number in the low 16 bits; a CA ignores the port */
@@ -150,11 +192,190 @@ static u16 rsim_sma_get(struct rsim_dev *rsim, struct ib_smp *smp)
 	return IB_MGMT_MAD_STATUS_SUCCESS;
 }
 
-static int rsim_sma(struct rsim_dev *rsim, const struct ib_mad *in,
+/*
+ * An enable field: 0 (or @nop) leaves it, @all sets what is supported,
+ * anything else must be a non-empty subset of @supported.
+ */
+static bool rsim_pi_enable(u8 val, u8 nop, u8 all, u8 supported, u8 *out)
+{
+	if (val == 0 || val == nop)
+		return true;
+	if (val == all) {
+		*out = supported;
+		return true;
+	}
+	if (val & ~supported)
+		return false;
+	*out = val;
+	return true;
+}
+
+/*
+ * SubnSet(PortInfo), IBA 14.2.5.6: the fields an SM may write. Every
+ * field is checked before any changes: a bad one leaves the port as it
+ * was and answers INVALID_ATTRIB_VALUE. Read-only fields are ignored.
+ * The GID prefix is fixed (fe80::/64): another value is refused, as are
+ * an LMC above 0 (one LID per port) and more than one operational VL.
+ */
+static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
+{
+	const struct ib_port_info *pi = (const struct ib_port_info *)smp->data;
+	struct rsim_port *port = &rsim->port;
+	u16 lid = be16_to_cpu(pi->lid), sm_lid = be16_to_cpu(pi->sm_lid);
+	u8 state = pi->linkspeed_portstate & 0xf;
+	u8 phys = pi->portphysstate_linkdown >> 4;
+	u8 mtu = pi->neighbormtu_mastersmsl >> 4;
+	u8 vls = pi->operationalvl_pei_peo_fpi_fpo >> 4;
+	enum ib_port_state new_state;
+	u8 new_phys, width, speed, speed_ext;
+	u32 ev = 0;
+
+	if (!rsim_sma_port_mod(be32_to_cpu(smp->attr_mod)))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+
+	spin_lock_bh(&port->lock);
+	new_state = port->state;
+	new_phys = port->phys_state;
+	width = port->width_enabled;
+	speed = port->speed_enabled;
+	speed_ext = port->speed_ext_enabled;
+	if (!lid || lid > RSIM_LID_UNICAST_MAX ||
+	    !sm_lid || sm_lid > RSIM_LID_UNICAST_MAX ||
+	    be64_to_cpu(pi->gid_prefix) != RSIM_GID_PREFIX ||
+	    (pi->mkeyprot_resv_lmc & 7) || vls > 1 ||
+	    mtu < IB_MTU_256 || mtu > IB_MTU_4096 ||
+	    !rsim_pi_enable(pi->link_width_enabled, 0, 0xff,
+			    RSIM_PORT_WIDTHS, &width) ||
+	    !rsim_pi_enable(pi->linkspeedactive_enabled & 0xf, 0, 0xf,
+			    RSIM_PORT_SPEEDS, &speed) ||
+	    !rsim_pi_enable(smp->data[RSIM_PI_SPEED_EXT_EN] & 0x1f, 0x1e,
+			    0x1f, RSIM_PORT_SPEEDS_EXT, &speed_ext))
+		goto invalid;
+
+	/* PortPhysicalState: 0 no change, Polling enables, Disabled */
+	switch (phys) {
+	case 0:
+		break;
+	case IB_PORT_PHYS_STATE_POLLING:
+		/* the link trains at once: the port comes up in Init */
+		if (new_phys == IB_PORT_PHYS_STATE_DISABLED) {
+			new_phys = IB_PORT_PHYS_STATE_LINK_UP;
+			new_state = IB_PORT_INIT;
+		}
+		break;
+	case IB_PORT_PHYS_STATE_DISABLED:
+		new_phys = IB_PORT_PHYS_STATE_DISABLED;
+		new_state = IB_PORT_DOWN;
+		break;
+	default:
+		goto invalid;
+	}
+	/* PortState: Down retrains (to Init), Init -> Armed -> Active */
+	switch (state) {
+	case IB_PORT_NOP:
+		break;
+	case IB_PORT_DOWN:
+		if (new_phys == IB_PORT_PHYS_STATE_LINK_UP)
+			new_state = IB_PORT_INIT;
+		break;
+	case IB_PORT_ARMED:
+		if (new_state != IB_PORT_INIT && new_state != IB_PORT_ARMED)
+			goto invalid;
+		new_state = IB_PORT_ARMED;
+		break;
+	case IB_PORT_ACTIVE:
+		if (new_state != IB_PORT_ARMED && new_state != IB_PORT_ACTIVE)
+			goto invalid;
+		new_state = IB_PORT_ACTIVE;
+		break;
+	default:
+		goto invalid;
+	}
+
+	if (lid != port->lid)
+		ev |= RSIM_PORT_EV_LID;
+	if (sm_lid != port->sm_lid ||
+	    (pi->neighbormtu_mastersmsl & 0xf) != port->sm_sl)
+		ev |= RSIM_PORT_EV_SM;
+	if (pi->clientrereg_resv_subnetto & 0x80)
+		ev |= RSIM_PORT_EV_REREG;
+	port->lid = lid;
+	port->sm_lid = sm_lid;
+	port->sm_sl = pi->neighbormtu_mastersmsl & 0xf;
+	port->mtu = mtu;
+	port->subnet_timeout = pi->clientrereg_resv_subnetto & 0x1f;
+	port->width_enabled = width;
+	port->speed_enabled = speed;
+	port->speed_ext_enabled = speed_ext;
+	port->mkey = pi->mkey;
+	port->mkey_lease = be16_to_cpu(pi->mkey_lease_period);
+	port->mkey_prot = pi->mkeyprot_resv_lmc >> 6;
+	ev |= rsim_port_set_state_locked(port, new_state, new_phys);
+	spin_unlock_bh(&port->lock);
+	rsim_port_dispatch(rsim, ev);
+	return IB_MGMT_MAD_STATUS_SUCCESS;
+
+invalid:
+	spin_unlock_bh(&port->lock);
+	return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+}
+
+/*
+ * M_Key check (IBA 14.2.4.3, table 134), for every SMP the SMA takes.
+ * Returns true if the SMP may go on; *@show_mkey says whether a Get may
+ * read the M_Key. A mismatch fails a Set or TrapRepress at every
+ * protection level and a Get from level 2: the failure is counted, starts
+ * the lease (when the lease period is not 0) and the SMP is dropped. A
+ * lease that ran out clears the protection bits. A matching M_Key stops
+ * the lease.
+ */
+static bool rsim_sma_mkey_ok(struct rsim_dev *rsim, const struct ib_smp *smp,
+			     int flags, bool *show_mkey)
+{
+	struct rsim_port *port = &rsim->port;
+	bool ok = true, match;
+
+	spin_lock_bh(&port->lock);
+	if (port->mkey_lease_running &&
+	    time_after_eq(jiffies, port->mkey_deadline)) {
+		port->mkey_lease_running = false;
+		port->mkey_prot = 0;
+	}
+	match = !port->mkey || smp->mkey == port->mkey ||
+		(flags & IB_MAD_IGNORE_MKEY);
+	if (match) {
+		port->mkey_lease_running = false;
+		*show_mkey = true;
+		goto out;
+	}
+	*show_mkey = port->mkey_prot == 0;
+	if (smp->method == IB_MGMT_METHOD_GET && port->mkey_prot < 2)
+		goto out;
+	ok = false;
+	if (port->mkey_viol < U16_MAX)
+		port->mkey_viol++;
+	if (port->mkey_lease && !port->mkey_lease_running) {
+		port->mkey_deadline = jiffies + port->mkey_lease * HZ;
+		port->mkey_lease_running = true;
+	}
+out:
+	spin_unlock_bh(&port->lock);
+	return ok;
+}
+
+static int rsim_sma(struct rsim_dev *rsim, int flags, const struct ib_mad *in,
 		    struct ib_mad *out)
 {
 	struct ib_smp *smp = (struct ib_smp *)out;
+	bool show_mkey;
 	u16 status;
+
+	if (!rsim_sma_mkey_ok(rsim, (const struct ib_smp *)in, flags,
+			      &show_mkey))
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+	spin_lock_bh(&rsim->port.lock);
+	rsim->port.sm_act++;
+	spin_unlock_bh(&rsim->port.lock);
 
 	memcpy(out, in, sizeof(*out));
 	memset(smp->data, 0, sizeof(smp->data));
@@ -167,11 +388,19 @@ static int rsim_sma(struct rsim_dev *rsim, const struct ib_mad *in,
 		return rsim_mad_status(out, IB_MGMT_MAD_STATUS_BAD_VERSION);
 	switch (in->mad_hdr.method) {
 	case IB_MGMT_METHOD_GET:
-		status = rsim_sma_get(rsim, smp);
+		status = rsim_sma_get(rsim, smp, show_mkey);
 		break;
 	case IB_MGMT_METHOD_SET:
-		/* the LID is self-assigned; no SM may change the port */
-		status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+		if (in->mad_hdr.attr_id != IB_SMP_ATTR_PORT_INFO) {
+			status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+			break;
+		}
+		/* the request's PortInfo, then the port's as it now is */
+		memcpy(smp->data, ((const struct ib_smp *)in)->data,
+		       sizeof(smp->data));
+		status = rsim_sma_set_port_info(rsim, smp);
+		memset(smp->data, 0, sizeof(smp->data));
+		rsim_sma_port_info(rsim, smp, true);
 		break;
 	default:
 		status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD;
@@ -305,7 +534,7 @@ static int rsim_pma(struct rsim_dev *rsim, const struct ib_mad *in,
 /**
  * rsim_process_mad() - the port's SMA and PMA
  * @ibdev: device
- * @flags: IB_MAD_IGNORE_* (there is no M_Key or B_Key to check)
+ * @flags: IB_MAD_IGNORE_MKEY skips the M_Key check (there is no B_Key)
  * @port: port the MAD arrived on
  * @in_wc: its receive completion, or NULL (local: sysfs, DR to self)
  * @in_grh: its GRH, or NULL
@@ -343,7 +572,7 @@ int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
 	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
 	case IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE:
 		*out_size = sizeof(*out);
-		return rsim_sma(rsim, in, out);
+		return rsim_sma(rsim, flags, in, out);
 	case IB_MGMT_CLASS_PERF_MGMT:
 		*out_size = sizeof(*out);
 		return rsim_pma(rsim, in, out);

@@ -181,23 +181,58 @@ struct rsim_fault_attr {
  * @lock: protects every field below; taken with BH off (the data path
  *	counts Q_Key and P_Key violations from softirq context)
  * @lid: unicast LID
- * @sm_lid: SM LID (the port itself: there is no subnet manager)
- * @state: logical port state
+ * @sm_lid: master SM LID (initially the port itself: there is no subnet
+ *	manager, the port assigns its own LID and activates itself)
+ * @sm_sl: master SM SL
+ * @state: logical port state (DOWN, INIT, ARMED, ACTIVE)
+ * @phys_state: IB_PORT_PHYS_STATE_* (LINK_UP, POLLING, DISABLED)
+ * @mtu: NeighborMTU: the active MTU, enum ib_mtu
+ * @subnet_timeout: SubnetTimeOut (4.096 us * 2^n)
+ * @width_enabled: LinkWidthEnabled
+ * @speed_enabled: LinkSpeedEnabled
+ * @speed_ext_enabled: LinkSpeedExtEnabled
+ * @mkey: M_Key (0: no M_Key protection)
+ * @mkey_lease: M_KeyLeasePeriod in seconds (0: the lease never expires)
+ * @mkey_prot: M_KeyProtectBits (IBA 14.2.4.1)
+ * @mkey_deadline: when the running lease expires (jiffies); valid only
+ *	while @mkey_lease_running
+ * @mkey_lease_running: a failed M_Key check started the lease timer
  * @guid: port GUID (GID index 0 is fe80::/64 + this)
+ * @mkey_viol: M_Key violation counter (saturates at 0xffff)
  * @qkey_viol: Q_Key violation counter
  * @pkey_viol: P_Key violation counter
+ * @sm_act: SMInfo ActCount: SMPs the SMA answered
+ * @events: port events dispatched (debugfs)
  */
 struct rsim_port {
 	spinlock_t lock;	/* protects this struct; BH off */
 	u16 lid;
 	u16 sm_lid;
+	u8 sm_sl;
 	enum ib_port_state state;
+	u8 phys_state;
+	enum ib_mtu mtu;
+	u8 subnet_timeout;
+	u8 width_enabled;
+	u8 speed_enabled;
+	u8 speed_ext_enabled;
+	__be64 mkey;
+	u16 mkey_lease;
+	u8 mkey_prot;
+	unsigned long mkey_deadline;
+	bool mkey_lease_running;
 	__be64 guid;
+	u16 mkey_viol;
 	u32 qkey_viol;
 	u32 pkey_viol;
+	u32 sm_act;
+	u32 events;
 };
 
 /* What query_device, query_port and the SMA report */
+#define RSIM_PORT_WIDTHS	(IB_WIDTH_1X | IB_WIDTH_4X)	/* supported */
+#define RSIM_PORT_SPEEDS	1	/* LinkSpeedSupported: 2.5 Gb/s */
+#define RSIM_PORT_SPEEDS_EXT	3	/* 14.0625 and 25.78125 Gb/s */
 #define RSIM_VENDOR_PART_ID	0x5153	/* "SQ" */
 #define RSIM_HW_VER		1
 #define RSIM_PORT_CAP_FLAGS	(IB_PORT_SM | IB_PORT_CM_SUP |		\
@@ -627,6 +662,12 @@ static inline bool rsim_qp_is_ud(const struct rsim_qp *qp)
 	       qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
+/* the MAD layer's QP0 or QP1 */
+static inline bool rsim_qp_is_special(const struct rsim_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_SMI || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
 static inline struct rsim_mr *to_rsim_mr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct rsim_mr, ibmr);
@@ -652,6 +693,18 @@ extern const struct rsim_limits rsim_default_limits;
 
 /* dev.c (and testing.h) */
 u16 rsim_port_pkey(const struct rsim_dev *rsim, u16 index);
+
+/* Port events a change raises (rsim_port_dispatch()) */
+#define RSIM_PORT_EV_ERR	BIT(0)	/* left Active: IB_EVENT_PORT_ERR */
+#define RSIM_PORT_EV_ACTIVE	BIT(1)	/* became Active */
+#define RSIM_PORT_EV_LID	BIT(2)	/* LID changed */
+#define RSIM_PORT_EV_SM		BIT(3)	/* SM LID or SL changed */
+#define RSIM_PORT_EV_REREG	BIT(4)	/* ClientReregister */
+u32 rsim_port_set_state_locked(struct rsim_port *port,
+			       enum ib_port_state state, u8 phys_state);
+void rsim_port_dispatch(struct rsim_dev *rsim, u32 events);
+void rsim_port_set_link(struct rsim_dev *rsim, bool up);
+bool rsim_port_passes(struct rsim_dev *rsim, enum ib_qp_type sender);
 
 /* pd.c */
 extern const struct ib_device_ops rsim_pd_ops;
