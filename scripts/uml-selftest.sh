@@ -152,6 +152,10 @@ ctl() {
 refused() {
 	! "$@"
 }
+# ctl_dbg <file> <text> writes rdmasim0's debugfs file
+ctl_dbg() {
+	echo "$2" >"$DBG/rdmasim0/$1"
+}
 check "new_device_7" ctl new_device 7
 check "new_device_7_is_there" test -d $IB/rdmasim7
 check "new_device_7_lid" sysfs_is $IB/rdmasim7/ports/1/lid "0x8"
@@ -161,6 +165,85 @@ check "del_device_7" ctl del_device 7
 check "del_device_7_is_gone" refused test -d $IB/rdmasim7
 check "del_device_unknown_refused" refused ctl del_device 7
 check "debugfs_dir_follows_device" refused test -d $DBG/rdmasim7
+
+# The SMA as a subnet manager sees it: SMInfo, SubnSet(PortInfo)
+# through ibportstate (LID, port states, physical state, M_Key), and the
+# MAD receive queue's PUDA pool carrying every MAD for QP0 and QP1.
+P1=$IB/rdmasim0/ports/1
+# pis <op...>: ibportstate on rdmasim0's port, by directed route
+pis() {
+	ibportstate -C rdmasim0 -P 1 -D 0 1 "$@"
+}
+capture /run/smi sminfo -C rdmasim0 -P 1
+check "sminfo_master" has_line /run/smi \
+	"sminfo: sm lid 1 sm guid 0x2ca510000000001, activity count * priority 0 state 3 SMINFO_MASTER"
+# stat file name: the value of a "name value" line in $val
+stat() {
+	local k v
+	while read -r k v; do
+		[ "$k" = "$2" ] && { val=$v; return 0; }
+	done <"$1"
+	echo "$1: no $2"
+	return 1
+}
+mad_pool_carried_mads() {
+	stat $DBG/rdmasim0/mad_pool/stats gets && [ "$val" -ge 4 ] &&
+		local gets="$val" &&
+		stat $DBG/rdmasim0/mad_pool/stats puts && [ "$val" = "$gets" ] &&
+		stat $DBG/rdmasim0/mad_pool/stats outstanding && [ "$val" = 0 ]
+}
+check "mad_pool_carried_mads" mad_pool_carried_mads
+check "ibportstate_set_lid" capture /run/ps pis lid 0x20
+check "sysfs_lid_follows_set" sysfs_is $P1/lid "0x20"
+capture /run/rl rdma link show rdmasim0/1
+check "rdma_link_lid_follows_set" has_line /run/rl "*lid 32 sm_lid 1 *"
+capture /run/n20 smpquery -C rdmasim0 -P 1 nodeinfo 0x20
+check "lid_routed_to_new_lid" has_line /run/n20 "# Node info: Lid 32"
+check "ibportstate_lid_back" capture /run/ps pis lid 1
+check "sysfs_lid_back" sysfs_is $P1/lid "0x1"
+# Down retrains to Init: only SMPs pass, a GMP (perfquery) is lost
+check "ibportstate_down" capture /run/ps pis down
+check "sysfs_state_init" sysfs_is $P1/state "2: INIT"
+capture /run/ibs ibstat rdmasim0
+check "ibstat_initializing" has_line /run/ibs "*State: Initializing"
+check "perfquery_lost_in_init" refused capture /run/pq0 \
+	perfquery -t 200 -C rdmasim0 -P 1
+check "smp_passes_in_init" capture /run/n1 smpquery -C rdmasim0 -P 1 nodeinfo 1
+check "ibportstate_arm" capture /run/ps pis arm
+check "sysfs_state_armed" sysfs_is $P1/state "3: ARMED"
+check "ibportstate_active" capture /run/ps pis active
+check "sysfs_state_active_again" sysfs_is $P1/state "4: ACTIVE"
+check "ibportstate_disable" capture /run/ps pis disable
+check "sysfs_phys_disabled" sysfs_is $P1/phys_state "3: Disabled"
+check "ibportstate_enable" capture /run/ps pis enable
+check "sysfs_enabled_to_init" sysfs_is $P1/state "2: INIT"
+capture /run/ps pis arm
+check "ibportstate_active_after_enable" capture /run/ps pis active
+# M_Key: protection level 2 drops SMPs without the key
+check "ibportstate_mkey_prot_2" capture /run/ps pis mkey 0x1234 mkeyprot 2
+check "smpquery_without_mkey_dropped" refused capture /run/mk0 \
+	smpquery -t 200 -C rdmasim0 -P 1 -D portinfo 0
+check "smpquery_with_mkey" capture /run/mk1 \
+	smpquery -t 200 -y 0x1234 -C rdmasim0 -P 1 -D portinfo 0
+mkey_violation_counted() {
+	field /run/mk1 MkeyViolations && [ "$val" -ge 1 ]
+}
+check "mkey_violation_counted" mkey_violation_counted
+check "ibportstate_mkey_off" capture /run/ps \
+	ibportstate -y 0x1234 -C rdmasim0 -P 1 -D 0 1 mkey 0 mkeyprot 0
+check "smpquery_without_mkey_again" capture /run/mk2 \
+	smpquery -t 200 -C rdmasim0 -P 1 -D portinfo 0
+# the cable: debugfs pulls it and plugs it back
+check "link_down_knob" ctl_dbg port down
+check "sysfs_link_down" sysfs_is $P1/state "1: DOWN"
+check "sysfs_link_down_polling" sysfs_is $P1/phys_state "2: Polling"
+check "link_up_knob" ctl_dbg port up
+check "sysfs_link_up_active" sysfs_is $P1/state "4: ACTIVE"
+port_events_counted() {
+	stat $DBG/rdmasim0/port events && [ "$val" -ge 8 ]
+}
+check "port_events_counted" port_events_counted
+check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 
 # Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
 # rdmasim0: the client's remove() releases them, the unload completes.
