@@ -2125,9 +2125,9 @@ static void rsim_dp_test_ud_rules(struct kunit *test)
 		rsim_port_set_link(f->rsim, false);
 	if (c->fault == UD_LINK_DOWN || c->fault == UD_PORT_ARMED ||
 	    c->fault == UD_MTU_1024)
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							dp_port_restore,
-							f->rsim));
+		KUNIT_ASSERT_EQ(test, 0,
+				kunit_add_action_or_reset(test, dp_port_restore,
+							  f->rsim));
 	if (c->fault != UD_NO_RECV)
 		KUNIT_ASSERT_EQ(test, dp_post_recv(r, 4, f->dst.dma, rlen,
 						   lkey), 0);

@@ -275,7 +275,8 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_port_set_state_locked);
  * reference held while an event is queued orders it before the core's
  * final flush of its event work.
  *
- * Context: any (ib_dispatch_event() defers to a workqueue); no port lock.
+ * Context: process or softirq, without the port's lock (it is taken with
+ * BH off to count the events); ib_dispatch_event() defers to a workqueue.
  */
 void rsim_port_dispatch(struct rsim_dev *rsim, u32 events)
 {
