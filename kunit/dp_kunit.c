@@ -2219,6 +2219,79 @@ static void rsim_dp_test_ud_mad_pool(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 2), 0);
 }
 
+/*
+ * With every buffer of the MAD receive queue taken (the pool at its
+ * maximum), a MAD for QP1 is lost as a device with no buffer posted loses
+ * it: the sender's WR succeeds, no reply comes, the pool counts the empty
+ * get. With the buffers back, the same MAD is answered.
+ */
+static void rsim_dp_test_ud_mad_pool_empty(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_qp *s = dp_ud_qp(test, f, IB_QP1_QKEY, 0);
+	struct ib_ah *ah = dp_ah(test, f, f->rsim->port.lid, false);
+	struct rsim_puda_pool *pool = f->rsim->mad_pool;
+	struct rsim_puda_stats before, after;
+	struct rsim_puda_buf **held;
+	struct ib_mad_hdr *hdr;
+	struct ib_wc wc[2];
+	int n = 0, i;
+
+	held = kunit_kcalloc(test, 1024, sizeof(*held), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, held);
+	hdr = (struct ib_mad_hdr *)f->src.va;
+	memset(hdr, 0, IB_MGMT_MAD_SIZE);
+	hdr->base_version = IB_MGMT_BASE_VERSION;
+	hdr->mgmt_class = IB_MGMT_CLASS_PERF_MGMT;
+	hdr->class_version = 1;
+	hdr->method = IB_MGMT_METHOD_GET;
+	hdr->attr_id = IB_PMA_CLASS_PORT_INFO;
+	ib_dma_sync_single_for_device(&f->rsim->ibdev, f->src.dma, f->src.len,
+				      DMA_BIDIRECTIONAL);
+
+	/*
+	 * Take every buffer. A get fails while another context's grow is
+	 * in flight (the MAD layer's own traffic after a port event): retry
+	 * a few times before believing the pool is at its maximum.
+	 */
+	for (i = 0; n < 1024 && i < 5; ) {
+		held[n] = rsim_puda_get(pool, GFP_KERNEL);
+		if (held[n]) {
+			n++;
+			continue;
+		}
+		i++;
+		msleep(20);
+	}
+	rsim_puda_get_stats(pool, &before);
+	KUNIT_EXPECT_EQ(test, n, 512);
+	KUNIT_EXPECT_EQ(test, before.allocated, 512);
+	KUNIT_EXPECT_EQ(test, dp_post_recv(s, 4, f->dst.dma,
+					   40 + IB_MGMT_MAD_SIZE, lkey), 0);
+	KUNIT_EXPECT_EQ(test, dp_ud_send(s, ah, 1, IB_QP1_QKEY, f->src.dma,
+					 IB_MGMT_MAD_SIZE, lkey, false), 0);
+	KUNIT_EXPECT_EQ(test, dp_wait(f->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, s);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 2), 0);
+	rsim_puda_get_stats(pool, &after);
+	KUNIT_EXPECT_EQ(test, after.empty - before.empty, 1);
+	KUNIT_EXPECT_EQ(test, after.gets, before.gets);
+	for (i = 0; i < n; i++)
+		rsim_puda_put(pool, held[i]);
+
+	/* the buffers are back: the MAD is answered */
+	KUNIT_EXPECT_EQ(test, dp_ud_send(s, ah, 1, IB_QP1_QKEY, f->src.dma,
+					 IB_MGMT_MAD_SIZE, lkey, false), 0);
+	KUNIT_EXPECT_EQ(test, dp_wait(f->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].src_qp, 1);
+	rsim_puda_get_stats(pool, &after);
+	KUNIT_EXPECT_EQ(test, after.outstanding, 0);
+}
+
 static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_send_recv),
 	KUNIT_CASE(rsim_dp_test_sg_lists),
@@ -2257,6 +2330,7 @@ static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_ud_send_recv),
 	KUNIT_CASE_PARAM(rsim_dp_test_ud_rules, dp_ud_gen_params),
 	KUNIT_CASE(rsim_dp_test_ud_mad_pool),
+	KUNIT_CASE(rsim_dp_test_ud_mad_pool_empty),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };
