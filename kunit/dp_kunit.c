@@ -1394,11 +1394,15 @@ static void rsim_dp_test_rnr_retry_count(struct kunit *test)
  * @comp: completion handler calls
  * @cq_err: IB_EVENT_CQ_ERR events
  * @qp_fatal: IB_EVENT_QP_FATAL events
+ * @qp_access: IB_EVENT_QP_ACCESS_ERR events
+ * @qp_other: other QP events
  */
 struct dp_events {
 	atomic_t comp;
 	atomic_t cq_err;
 	atomic_t qp_fatal;
+	atomic_t qp_access;
+	atomic_t qp_other;
 };
 
 static void dp_ev_comp(struct ib_cq *cq, void *ctx)
@@ -1414,8 +1418,14 @@ static void dp_ev_cq(struct ib_event *e, void *ctx)
 
 static void dp_ev_qp(struct ib_event *e, void *ctx)
 {
+	struct dp_events *ev = ctx;
+
 	if (e->event == IB_EVENT_QP_FATAL)
-		atomic_inc(&((struct dp_events *)ctx)->qp_fatal);
+		atomic_inc(&ev->qp_fatal);
+	else if (e->event == IB_EVENT_QP_ACCESS_ERR)
+		atomic_inc(&ev->qp_access);
+	else
+		atomic_inc(&ev->qp_other);
 }
 
 static void dp_cq_destroy(void *cq)
@@ -1515,6 +1525,78 @@ static void rsim_dp_test_read_source_fails(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, wc.qp, f->a);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
 	KUNIT_EXPECT_EQ(test, to_rsim_qp(f->b)->state, IB_QPS_ERR);
+}
+
+/* an RC QP on the fixture's CQ whose events go to @ev */
+static struct ib_qp *dp_ev_rc_qp(struct kunit *test, struct dp_fixture *f,
+				 struct dp_events *ev)
+{
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = f->cq,
+		.recv_cq = f->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.event_handler = dp_ev_qp,
+		.qp_context = ev,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+	};
+	struct ib_qp *qp = ib_create_qp(f->pd, &qa);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, dp_qp_destroy,
+							   qp));
+	return qp;
+}
+
+/*
+ * A responder a request puts in the error state without a receive
+ * completion to say so (a WRITE with a bad rkey) gets the affiliated
+ * IB_EVENT_QP_ACCESS_ERR (IBA 11.6.3.1), once; the requester none. A
+ * SEND the receive WR is too small for is reported by that completion:
+ * no event.
+ */
+static void rsim_dp_test_responder_events(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct dp_events *ea = kunit_kzalloc(test, sizeof(*ea), GFP_KERNEL);
+	struct dp_events *eb = kunit_kzalloc(test, sizeof(*eb), GFP_KERNEL);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE,
+				 .remote_addr = 0x1000, .rkey = 0xdead01 };
+	struct ib_send_wr send = { .opcode = IB_WR_SEND };
+	struct ib_qp *a, *b;
+	struct ib_wc wc[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, ea);
+	KUNIT_ASSERT_NOT_NULL(test, eb);
+	a = dp_ev_rc_qp(test, f, ea);
+	b = dp_ev_rc_qp(test, f, eb);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, b, a->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(a, &wr.wr, f->src.dma, 8, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(b)->state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_access), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_fatal), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_other), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ea->qp_access) +
+			      atomic_read(&ea->qp_fatal) +
+			      atomic_read(&ea->qp_other), 0);
+
+	/* the same pair afresh: a SEND too long for the receive WR */
+	a = dp_ev_rc_qp(test, f, ea);
+	b = dp_ev_rc_qp(test, f, eb);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, b, a->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_post_recv(b, 1, f->dst.dma, 4, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(a, &send, f->src.dma, 8, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_REM_INV_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_access), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_other), 0);
 }
 
 /* A SEND posted with interrupts off runs on the worker, not at once. */
@@ -2324,6 +2406,7 @@ static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_rnr_retry_count),
 	KUNIT_CASE(rsim_dp_test_cq_overflow),
 	KUNIT_CASE(rsim_dp_test_read_source_fails),
+	KUNIT_CASE(rsim_dp_test_responder_events),
 	KUNIT_CASE(rsim_dp_test_irqs_off_defers),
 	KUNIT_CASE_SLOW(rsim_dp_test_huge_writes),
 	KUNIT_CASE_SLOW(rsim_dp_test_inval_stops_writes),

@@ -150,6 +150,9 @@ void rsim_notify_run(struct rsim_notify *n)
 	for (i = 0; i < n->nfatal; i++)
 		rsim_qp_fatal(n->fatal[i]);
 	n->nfatal = 0;
+	if (n->resp)
+		rsim_qp_event(n->resp, n->resp_event);
+	n->resp = NULL;
 }
 
 /* Context: any; does not sleep. */

@@ -193,7 +193,7 @@ bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
  */
 static void rsim_dp_notify(struct rsim_notify *n)
 {
-	if (!n->ncq && !n->nfatal)
+	if (!n->ncq && !n->nfatal && !n->resp)
 		return;
 	local_bh_disable();
 	__this_cpu_inc(rsim_dp_depth);
@@ -560,6 +560,7 @@ static int rsim_dp_resp_fail(struct rsim_exec *x, enum ib_wc_status rstatus,
 			     enum ib_wc_status sstatus)
 {
 	struct rsim_qp *peer = x->peer;
+	bool took = x->took;
 	unsigned long flags;
 
 	if (x->took) {
@@ -572,6 +573,16 @@ static int rsim_dp_resp_fail(struct rsim_exec *x, enum ib_wc_status rstatus,
 	spin_lock_irqsave(&peer->lock, flags);
 	rsim_qp_error_locked(peer, &x->n);
 	spin_unlock_irqrestore(&peer->lock, flags);
+	/*
+	 * Without a receive completion (WRITE, READ), the responder learns
+	 * of the error from an affiliated event, as on hardware
+	 */
+	if (!took && (sstatus == IB_WC_REM_ACCESS_ERR ||
+		      sstatus == IB_WC_REM_INV_REQ_ERR)) {
+		x->n.resp = peer;
+		x->n.resp_event = sstatus == IB_WC_REM_ACCESS_ERR ?
+				  IB_EVENT_QP_ACCESS_ERR : IB_EVENT_QP_REQ_ERR;
+	}
 	return sstatus;
 }
 

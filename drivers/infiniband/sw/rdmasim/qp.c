@@ -458,17 +458,30 @@ void rsim_qp_error_locked(struct rsim_qp *qp, struct rsim_notify *n)
 void rsim_qp_fatal(struct rsim_qp *qp)
 {
 	struct rsim_notify n = {};
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_FATAL,
-	};
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	rsim_qp_error_locked(qp, &n);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	rsim_notify_run(&n);
+	rsim_qp_event(qp, IB_EVENT_QP_FATAL);
+}
+
+/**
+ * rsim_qp_event() - raise an affiliated asynchronous event on a QP
+ * @qp: the QP (held by the caller)
+ * @type: IB_EVENT_QP_*
+ *
+ * Context: process or softirq, no QP or CQ lock held.
+ */
+void rsim_qp_event(struct rsim_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
 	if (qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }

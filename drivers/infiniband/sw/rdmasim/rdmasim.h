@@ -383,6 +383,10 @@ struct rsim_cq {
  * @fatal: QPs that lost a completion to a full CQ: they enter the error
  *	state and get IB_EVENT_QP_FATAL
  * @nfatal: used entries of @fatal
+ * @resp: an RC responder a request put in the error state without a
+ *	receive completion to say why, or NULL; held by the engine step
+ * @resp_event: the affiliated error it gets (IBA 11.6.3.1):
+ *	IB_EVENT_QP_ACCESS_ERR or IB_EVENT_QP_REQ_ERR
  *
  * One engine step touches at most two QPs (requester and responder) and
  * their send and receive CQs.
@@ -395,6 +399,8 @@ struct rsim_notify {
 	unsigned int ncq;
 	struct rsim_qp *fatal[2];
 	unsigned int nfatal;
+	struct rsim_qp *resp;
+	enum ib_event_type resp_event;
 };
 
 /**
@@ -742,6 +748,7 @@ void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
 void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_notify *n);
 void rsim_qp_error_locked(struct rsim_qp *qp, struct rsim_notify *n);
 void rsim_qp_fatal(struct rsim_qp *qp);
+void rsim_qp_event(struct rsim_qp *qp, enum ib_event_type type);
 enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
 
 /* dp.c */
