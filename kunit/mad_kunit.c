@@ -43,6 +43,9 @@ static void mad_init(struct ib_mad *mad, u8 mgmt_class, u8 method,
 	mad->mad_hdr.tid = cpu_to_be64(0x1234);
 	mad->mad_hdr.attr_id = attr;
 	mad->mad_hdr.attr_mod = cpu_to_be32(attr_mod);
+	/* directed route, hop count 0: as the MAD layer hands it over */
+	if (mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		((struct ib_smp *)mad)->hop_ptr = 1;
 }
 
 /* hand f->in to the device's process_mad on @port; f->out gets the reply */

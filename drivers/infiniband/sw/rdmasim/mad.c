@@ -12,7 +12,9 @@
  * response with a MAD status (IBA 13.4.7), never silence: a bad class
  * version, an unsupported method, an unknown attribute or an attribute
  * modifier out of range. Responses, traps and other classes are left to
- * the MAD layer's agents.
+ * the MAD layer's agents. Malformed MADs (truncated; a directed-route
+ * request whose HopCount, HopPointer or D bit says it does not end at
+ * this SMA) are dropped, as the MAD layer and smi.c drop them.
  *
  * The SMA serves what a CA port answers a subnet manager: SubnGet of
  * NodeDescription, NodeInfo, GUIDInfo, PortInfo, P_KeyTable and SMInfo
@@ -531,6 +533,40 @@ static int rsim_pma(struct rsim_dev *rsim, const struct ib_mad *in,
 	return rsim_mad_status(out, status);
 }
 
+/*
+ * MADs no agent here may answer, dropped (IB_MAD_RESULT_FAILURE: no
+ * response, and none from the MAD layer's generate_unmatched_resp(); its
+ * agents still see the MAD). The MAD layer filters the same way before it
+ * calls process_mad (validate_mad(), handle_ib_smi() with smi.c's C14-x
+ * checks); these checks hold for every caller.
+ */
+static bool rsim_mad_drop(const struct ib_mad *in, const struct ib_wc *in_wc)
+{
+	const struct ib_smp *smp = (const struct ib_smp *)in;
+
+	/*
+	 * Truncated: a MAD is always 256 bytes (IBA 13.4); a UD receive counts
+	 * the GRH's 40 bytes too. Whatever lies past a shorter datagram
+	 * in the receive buffer is not the sender's.
+	 */
+	if (in_wc && in_wc->byte_len < sizeof(struct ib_grh) + sizeof(*in))
+		return true;
+	if (smp->mgmt_class != IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		return false;
+	/* C14-6: HopCount 0 to 63 (smi.c discards the others) */
+	if (smp->hop_cnt >= IB_SMP_MAX_PATH_HOPS)
+		return true;
+	/* a returning request (D set) is for the SM at its end (C14-13:4) */
+	if (smp->status & IB_SMP_DIRECTION)
+		return true;
+	/*
+	 * C14-9:4, C14-9:5: the SMA answers at the end of the path, where
+	 * HopPointer is HopCount + 1 (smi_check_local_smp()); a CA is never
+	 * an intermediate hop (C14-9:2), any other pointer is discarded.
+	 */
+	return smp->hop_ptr != smp->hop_cnt + 1;
+}
+
 /**
  * rsim_process_mad() - the port's SMA and PMA
  * @ibdev: device
@@ -549,7 +585,9 @@ static int rsim_pma(struct rsim_dev *rsim, const struct ib_mad *in,
  * Return: IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY with a response in
  * @out; IB_MAD_RESULT_SUCCESS alone for MADs that are not the agents' to
  * answer (responses, traps, other classes); IB_MAD_RESULT_FAILURE for
- * MADs that are not InfiniBand MADs for this port.
+ * MADs that are not InfiniBand MADs for this port, @out too small, and
+ * MADs dropped as malformed (truncated; a directed-route request with a
+ * bad HopCount or HopPointer or the D bit set).
  */
 int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
 		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
@@ -567,6 +605,8 @@ int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
 	    hdr->method == IB_MGMT_METHOD_TRAP ||
 	    hdr->method == IB_MGMT_METHOD_TRAP_REPRESS)
 		return IB_MAD_RESULT_SUCCESS;
+	if (rsim_mad_drop(in, in_wc))
+		return IB_MAD_RESULT_FAILURE;
 
 	switch (hdr->mgmt_class) {
 	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
