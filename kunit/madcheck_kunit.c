@@ -160,7 +160,7 @@ static void mc_expect_response(struct kunit *test, struct mc_fixture *f,
 /* what a served row checks in the response's data */
 enum mc_key {
 	MC_KEY_NODE_DESC, MC_KEY_NODE_INFO, MC_KEY_GUID, MC_KEY_PORT_INFO,
-	MC_KEY_PKEY, MC_KEY_CPI, MC_KEY_PC, MC_KEY_PCX,
+	MC_KEY_PKEY, MC_KEY_SM_INFO, MC_KEY_CPI, MC_KEY_PC, MC_KEY_PCX,
 };
 
 /**
@@ -217,6 +217,10 @@ static const struct mc_ok_case mc_ok_cases[] = {
 	  MC_KEY_PKEY },
 	{ "sma_dr_pkey_table", MC_DR, MC_GET, IB_SMP_ATTR_PKEY_TABLE, 0, 0, 0,
 	  MC_KEY_PKEY },
+	{ "sma_lr_sm_info", MC_LR, MC_GET, IB_SMP_ATTR_SM_INFO, 0, 0, 0,
+	  MC_KEY_SM_INFO },
+	{ "sma_dr_sm_info", MC_DR, MC_GET, IB_SMP_ATTR_SM_INFO, 0, 0, 0,
+	  MC_KEY_SM_INFO },
 	{ "pma_get_class_port_info", MC_PMA, MC_GET, IB_PMA_CLASS_PORT_INFO, 0,
 	  0, 0, MC_KEY_CPI },
 	{ "pma_get_port_counters", MC_PMA, MC_GET, IB_PMA_PORT_COUNTERS, 0, 0,
@@ -276,6 +280,12 @@ static void mc_check_key(struct kunit *test, struct mc_fixture *f,
 	case MC_KEY_PKEY:
 		KUNIT_EXPECT_EQ(test, be16_to_cpu(*(const __be16 *)smp->data),
 				IB_DEFAULT_PKEY_FULL);
+		break;
+	case MC_KEY_SM_INFO:
+		/* GUID, then SMState MASTER (3), priority 0, at byte 20 */
+		KUNIT_EXPECT_EQ(test, be64_to_cpu(*(const __be64 *)smp->data),
+				be64_to_cpu(rsim->port.guid));
+		KUNIT_EXPECT_EQ(test, smp->data[20], 3);
 		break;
 	case MC_KEY_CPI:
 		KUNIT_EXPECT_EQ(test, cpi->base_version, IB_MGMT_BASE_VERSION);
