@@ -162,6 +162,11 @@ check "del_device_7_is_gone" refused test -d $IB/rdmasim7
 check "del_device_unknown_refused" refused ctl del_device 7
 check "debugfs_dir_follows_device" refused test -d $DBG/rdmasim7
 
+# userspace MADs: tools/umad's client, infiniband-diags, a umad reader
+# while its device is deleted
+# shellcheck source=uml-selftest-umad.sh
+. "$RSIM_TOP/scripts/uml-selftest-umad.sh"
+
 # Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
 # rdmasim0: the client's remove() releases them, the unload completes.
 check "client_holds_objects" insmod "$RSIM_MODDIR/tools/demo/rdmasim_demo.ko" hold=1
@@ -196,7 +201,11 @@ check "rmmod_pool_client" rmmod rdmasim_puda_demo
 dmesg >/run/dmesg
 check "pool_client_returned_everything" has_line /run/dmesg \
 	"*rdmasim_puda_demo: pool destroyed, 0 buffer(s) were still out*"
+# the unload with a umad reader blocked in read() on rdmasim0: it gets an
+# error (uml-selftest-umad.sh's helpers)
+check "umad_reader_blocks_on_rdmasim0" umad_reader_start rdmasim0 /run/blk0
 check "rmmod_rdmasim_after_client" rmmod rdmasim
+check "umad_reader_error_on_rmmod" umad_reader_ended /run/blk0
 rdmasim_gone() {
 	local d
 	for d in "$IB"/*; do
