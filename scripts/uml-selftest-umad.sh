@@ -157,7 +157,10 @@ check "perfquery_reset_after_traffic" perfquery_reset
 # waits until it is about to block
 umad_reader_start() {
 	local i=0
-	"$UMAD" -C "$1" block >"$2" 2>&1 &
+	# emptied here, not by the child's redirection, which could come
+	# after the first look at the file
+	: >"$2"
+	"$UMAD" -C "$1" block >>"$2" 2>&1 &
 	reader=$!
 	while ! has_line "$2" "Blocking $1 1" >/dev/null; do
 		i=$((i + 1))
