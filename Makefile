@@ -4,6 +4,8 @@
 # build graph is in Kbuild.
 #
 #   make [KDIR=<kernel build dir>] [ARCH=um]	build the modules
+#   make umad					tools/umad/rsim_umad, a host
+#						libibumad client (the selftest's)
 #   make check					every test (see README)
 #   make demo					boot UML with rdmasim, rxe, siw
 #   make bench					figures from a non-debug UML kernel
@@ -20,6 +22,11 @@ modules:
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tools/umad clean
+
+# a host program: the host's compiler and libibumad, whatever ARCH says
+umad:
+	$(MAKE) -C tools/umad ARCH= rsim_umad
 
 check:
 	scripts/check.sh
@@ -40,4 +47,4 @@ kunit:
 selftest:
 	scripts/uml-part.sh selftest
 
-.PHONY: all modules clean check demo bench conformance kunit selftest
+.PHONY: all modules umad clean check demo bench conformance kunit selftest

@@ -194,7 +194,8 @@ rsim_stock_headers() {
 # rsim_uml_ready <debug|bench> <name> [make args...]: everything a UML
 # run needs, from a fresh machine: host packages, linux-source-7.3, the
 # UML kernel of that kind, and the modules built against it (W=1 and the
-# make args); exports what run-uml.sh reads.
+# make args) with tools/umad's host program; exports what run-uml.sh
+# reads.
 rsim_uml_ready() {
 	local kind=$1 name=$2
 	shift 2
@@ -203,5 +204,10 @@ rsim_uml_ready() {
 	rsim_fetch_source 7.3
 	rsim_build_uml "$kind"
 	rsim_build_modules "$RSIM_KBUILD" um "$name" "$@"
+	# the selftest's libibumad client runs on the host's libraries
+	make -C "$RSIM_MODDIR" umad >>"$RSIM_MODDIR.log" 2>&1 || {
+		tail -30 "$RSIM_MODDIR.log" >&2
+		die "building tools/umad failed"
+	}
 	export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
 }

@@ -245,6 +245,11 @@ port_events_counted() {
 check "port_events_counted" port_events_counted
 check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 
+# userspace MADs: tools/umad's client, infiniband-diags, a umad reader
+# while its device is deleted
+# shellcheck source=uml-selftest-umad.sh
+. "$RSIM_TOP/scripts/uml-selftest-umad.sh"
+
 # Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
 # rdmasim0: the client's remove() releases them, the unload completes.
 check "client_holds_objects" insmod "$RSIM_MODDIR/tools/demo/rdmasim_demo.ko" hold=1
@@ -279,7 +284,11 @@ check "rmmod_pool_client" rmmod rdmasim_puda_demo
 dmesg >/run/dmesg
 check "pool_client_returned_everything" has_line /run/dmesg \
 	"*rdmasim_puda_demo: pool destroyed, 0 buffer(s) were still out*"
+# the unload with a umad reader blocked in read() on rdmasim0: it gets an
+# error (uml-selftest-umad.sh's helpers)
+check "umad_reader_blocks_on_rdmasim0" umad_reader_start rdmasim0 /run/blk0
 check "rmmod_rdmasim_after_client" rmmod rdmasim
+check "umad_reader_error_on_rmmod" umad_reader_ended /run/blk0
 rdmasim_gone() {
 	local d
 	for d in "$IB"/*; do
