@@ -149,8 +149,10 @@ static void mc_expect_response(struct kunit *test, struct mc_fixture *f,
 	KUNIT_EXPECT_TRUE(test, out->status & IB_SMP_DIRECTION);
 	KUNIT_EXPECT_EQ(test, out->hop_cnt, in->hop_cnt);
 	KUNIT_EXPECT_EQ(test, out->hop_ptr, in->hop_cnt + 1);
-	KUNIT_EXPECT_EQ(test, out->dr_slid, in->dr_slid);
-	KUNIT_EXPECT_EQ(test, out->dr_dlid, in->dr_dlid);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->dr_slid),
+			be16_to_cpu(in->dr_slid));
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->dr_dlid),
+			be16_to_cpu(in->dr_dlid));
 	KUNIT_EXPECT_EQ(test, memcmp(out->initial_path, in->initial_path,
 				     IB_SMP_MAX_PATH_HOPS), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(out->return_path, in->return_path,
