@@ -6,6 +6,9 @@
 #   make [KDIR=<kernel build dir>] [ARCH=um]	build the modules
 #   make umad					tools/umad/rsim_umad, a host
 #						libibumad client (the selftest's)
+#   make dmah KSRC=<7.3 source>			tools/dmah/rsim_dmah, DMA
+#						handles through the uverbs
+#						ioctl ABI (the selftest's)
 #   make check					every test (see README)
 #   make demo					boot UML with rdmasim, rxe, siw
 #   make bench					figures from a non-debug UML kernel
@@ -23,10 +26,15 @@ modules:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/umad clean
+	$(MAKE) -C tools/dmah clean
 
 # a host program: the host's compiler and libibumad, whatever ARCH says
 umad:
 	$(MAKE) -C tools/umad ARCH= rsim_umad
+
+# a host program built against KSRC's uapi headers (the DMAH core's)
+dmah:
+	$(MAKE) -C tools/dmah ARCH= KSRC=$(KSRC) rsim_dmah
 
 check:
 	scripts/check.sh
@@ -47,4 +55,4 @@ kunit:
 selftest:
 	scripts/uml-part.sh selftest
 
-.PHONY: all modules umad clean check demo bench conformance kunit selftest
+.PHONY: all modules umad dmah clean check demo bench conformance kunit selftest

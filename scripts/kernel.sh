@@ -194,8 +194,8 @@ rsim_stock_headers() {
 # rsim_uml_ready <debug|bench> <name> [make args...]: everything a UML
 # run needs, from a fresh machine: host packages, linux-source-7.3, the
 # UML kernel of that kind, and the modules built against it (W=1 and the
-# make args) with tools/umad's host program; exports what run-uml.sh
-# reads.
+# make args) with the host programs of tools/umad and tools/dmah; exports
+# what run-uml.sh reads.
 rsim_uml_ready() {
 	local kind=$1 name=$2
 	shift 2
@@ -208,6 +208,11 @@ rsim_uml_ready() {
 	make -C "$RSIM_MODDIR" umad >>"$RSIM_MODDIR.log" 2>&1 || {
 		tail -30 "$RSIM_MODDIR.log" >&2
 		die "building tools/umad failed"
+	}
+	# the selftest's uverbs client, against the 7.3 tree's uapi headers
+	make -C "$RSIM_MODDIR" dmah KSRC="$RSIM_KSRC" >>"$RSIM_MODDIR.log" 2>&1 || {
+		tail -30 "$RSIM_MODDIR.log" >&2
+		die "building tools/dmah failed"
 	}
 	export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
 }
