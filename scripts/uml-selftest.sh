@@ -250,6 +250,10 @@ check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 # shellcheck source=uml-selftest-umad.sh
 . "$RSIM_TOP/scripts/uml-selftest-umad.sh"
 
+# userspace verbs: tools/dmah's uverbs client, DMA handles and MRs
+# shellcheck source=uml-selftest-dmah.sh
+. "$RSIM_TOP/scripts/uml-selftest-dmah.sh"
+
 # Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
 # rdmasim0: the client's remove() releases them, the unload completes.
 check "client_holds_objects" insmod "$RSIM_MODDIR/tools/demo/rdmasim_demo.ko" hold=1
