@@ -49,6 +49,34 @@ struct ib_dmah;
 #define RSIM_DMAH_ARG		NULL
 #endif
 
+/*
+ * DMA handles (dmah.c) exist only where the kernel has them. Elsewhere no
+ * MR carries one: rsim_dmah_bind() leaves it without hints, and the device
+ * gets no DMA handle verbs. The probe is also in the driver's Kbuild,
+ * which builds dmah.c only where it succeeds.
+ */
+struct rsim_mr;
+#ifdef RSIM_HAVE_IB_DMAH
+void rsim_dmah_bind(struct rsim_mr *mr, struct ib_dmah *dmah);
+void rsim_dmah_unbind(struct rsim_mr *mr);
+void rsim_dmah_set_ops(struct ib_device *ibdev);
+#define RSIM_HAVE_DMAH_OPS	1
+#else
+static inline void rsim_dmah_bind(struct rsim_mr *mr, struct ib_dmah *dmah)
+{
+}
+
+static inline void rsim_dmah_unbind(struct rsim_mr *mr)
+{
+}
+
+static inline void rsim_dmah_set_ops(struct ib_device *ibdev)
+{
+}
+
+#define RSIM_HAVE_DMAH_OPS	0
+#endif
+
 /* kzalloc_obj()/kzalloc_objs() (7.0, and Debian's 6.12) type the result. */
 #ifdef RSIM_HAVE_KZALLOC_OBJ
 #define rsim_kzalloc_obj(obj, gfp)	kzalloc_obj(obj, gfp)

@@ -80,6 +80,11 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 	seq_printf(m, "rnr_retries %llu\ninline_runs %llu\ndeferred %llu\n",
 		   st.rnr_retries, st.inline_runs, st.deferred);
 	seq_printf(m, "worker_runs %llu\n", st.worker_runs);
+	seq_printf(m, "dmah_moves %llu\ndmah_steered %llu\n",
+		   st.dmah_moves, st.dmah_steered);
+	seq_printf(m, "dmah_pmem_bytes %llu\n", st.dmah_pmem_bytes);
+	seq_printf(m, "dmah_ph %llu %llu %llu %llu\n", st.dmah_ph[0],
+		   st.dmah_ph[1], st.dmah_ph[2], st.dmah_ph[3]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_datapath);

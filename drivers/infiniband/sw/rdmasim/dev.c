@@ -30,6 +30,7 @@ const struct rsim_limits rsim_default_limits = {
 		[RSIM_RES_CQ] = 1024,
 		[RSIM_RES_QP] = 1024,
 		[RSIM_RES_AH] = 4096,
+		[RSIM_RES_DMAH] = 1024,
 	},
 	.max_cqe = 32768,
 	.max_qp_wr = 4096,
@@ -50,6 +51,7 @@ static const char * const rsim_res_names[RSIM_RES_NR] = {
 	[RSIM_RES_CQ] = "cq",
 	[RSIM_RES_QP] = "qp",
 	[RSIM_RES_AH] = "ah",
+	[RSIM_RES_DMAH] = "dmah",
 };
 
 /**
@@ -567,6 +569,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 	ib_set_device_ops(&rsim->ibdev, &rsim_mr_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_cq_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_qp_ops);
+	rsim_dmah_set_ops(&rsim->ibdev);
 
 	rsim_debugfs_dev_init(rsim);
 	err = rsim_mad_pool_create(rsim);

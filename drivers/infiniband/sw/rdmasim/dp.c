@@ -54,6 +54,7 @@
 /* rsim_dp_exec() and its steps: beyond IB_WC_* */
 #define RSIM_EXEC_WAIT		(-1)	/* RNR NAK: wait for a receive WR */
 #define RSIM_EXEC_DROP		(-2)	/* UC, UD: the message is lost */
+#define RSIM_EXEC_MOVE		(-3)	/* to the worker of a DMA handle's CPU */
 
 /* rnr_retry 7: retry for ever */
 #define RSIM_RNR_INFINITE	7
@@ -102,6 +103,11 @@ struct rsim_budget {
  * @rref: the RDMA target range (held)
  * @took: @qp->rwqe holds a receive WR taken from @peer's queue
  * @len: message bytes
+ * @moved: a DMA handle already moved this WR to its CPU's worker
+ * @steer_cpu: the CPU to move it to (RSIM_EXEC_MOVE)
+ * @steered: it runs on the CPU its DMA handle names
+ * @ph: processing hints of the MRs it touched, one bit per PH value
+ * @pmem_bytes: bytes written into persistent-memory MRs
  * @n: notifications to deliver once no lock is held
  */
 struct rsim_exec {
@@ -123,6 +129,11 @@ struct rsim_exec {
 	struct rsim_mem_ref rref;
 	bool took;
 	u64 len;
+	bool moved;
+	int steer_cpu;
+	bool steered;
+	u8 ph;
+	u64 pmem_bytes;
 	struct rsim_notify n;
 };
 
@@ -142,10 +153,16 @@ bool rsim_dp_may_run_inline(void)
 	       !raw_cpu_read(rsim_dp_depth);
 }
 
-/* The CPU the QP's worker runs on: its policy, if that CPU is online. */
+/*
+ * The CPU the QP's worker runs on: the one a DMA handle steered its head
+ * WR to, else its policy; if that CPU is online.
+ */
 static int rsim_dp_worker_cpu(const struct rsim_qp *qp)
 {
-	int cpu = READ_ONCE(qp->cpu);
+	int cpu = READ_ONCE(qp->steer_cpu);
+
+	if (cpu < 0)
+		cpu = READ_ONCE(qp->cpu);
 
 	return cpu != WORK_CPU_UNBOUND && cpu_online(cpu) ? cpu :
 							    WORK_CPU_UNBOUND;
@@ -346,7 +363,11 @@ static s64 rsim_dp_copy_page(struct rsim_dev *rsim,
 		}
 		n = min(n, cont);
 	}
-	memcpy(dp, sp ?: sbuf, n);
+	/* persistent memory (a DMA handle says so): past the CPU's caches */
+	if (dref->mr && dref->mr->hints.pmem)
+		memcpy_flushcache(dp, sp ?: sbuf, n);
+	else
+		memcpy(dp, sp ?: sbuf, n);
 	if (sp)
 		kunmap_local(sp);
 	kunmap_local(dp);
@@ -433,6 +454,8 @@ static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
 				      len - done);
 		if (n < 0)
 			break;
+		if (dref->mr && dref->mr->hints.pmem)
+			x->pmem_bytes += n;
 		d.pos += n;
 		s.pos += n;
 		done += n;
@@ -691,6 +714,50 @@ static int rsim_dp_copy_failed(struct rsim_exec *x, int err, bool remote_dst,
 	}
 }
 
+/* The hints of the MRs a WR touches: the remote range, its local list. */
+static const struct rsim_mr_hints *rsim_dp_hints(struct rsim_exec *x, u32 i)
+{
+	const struct rsim_mem_ref *ref = i ? &x->qp->lrefs[i - 1] : &x->rref;
+
+	return ref->mr ? &ref->mr->hints : NULL;
+}
+
+/*
+ * DMA handles (dmah.c): a WR that touches an MR whose handle names a CPU
+ * runs on that CPU's worker, as a device steers the DMA of that memory to
+ * that CPU's cache. Called before the WR has done anything: on another
+ * context it is moved (RSIM_EXEC_MOVE) and runs again from the start
+ * there; once moved it runs wherever it is (the CPU went offline). The
+ * processing hints of the MRs it touches are noted for the counters.
+ */
+static int rsim_dp_steer(struct rsim_exec *x)
+{
+	int cpu = -1;
+	u32 i;
+
+	for (i = 0; i <= x->nl; i++) {
+		const struct rsim_mr_hints *h = rsim_dp_hints(x, i);
+
+		if (!h)
+			continue;
+		if (cpu < 0 && h->cpu >= 0)
+			cpu = h->cpu;
+		if (h->ph >= 0)
+			x->ph |= BIT(h->ph);
+	}
+	if (cpu < 0 || !cpu_online(cpu))
+		return 0;
+	if (x->worker && raw_smp_processor_id() == cpu) {
+		x->steered = true;
+		return 0;
+	}
+	if (x->moved)
+		return 0;
+	x->ph = 0;
+	x->steer_cpu = cpu;
+	return RSIM_EXEC_MOVE;
+}
+
 /* Move the message. */
 static int rsim_dp_move(struct rsim_exec *x)
 {
@@ -915,6 +982,9 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 		return ret;
 	if (x->len > ib_mtu_enum_to_int(x->mtu))
 		return IB_WC_LOC_LEN_ERR;
+	ret = rsim_dp_steer(x);
+	if (ret)
+		return ret;
 	x->peer = rsim_dp_ud_dest(x);
 	if (!x->peer)
 		return RSIM_EXEC_DROP;
@@ -1006,6 +1076,9 @@ static int rsim_dp_exec(struct rsim_exec *x)
 		if (ret)
 			return ret;
 	}
+	ret = rsim_dp_steer(x);
+	if (ret)
+		return ret;
 	if (rsim_dp_needs_recv(wqe->opcode)) {
 		ret = rsim_dp_take_recv(x);
 		if (ret)
@@ -1037,8 +1110,13 @@ static void rsim_dp_count(struct rsim_exec *x, int status,
 						  ib_mtu_enum_to_int(x->mtu)));
 	bool data = x->wqe->opcode != IB_WR_REG_MR &&
 		    x->wqe->opcode != IB_WR_LOCAL_INV;
+	unsigned int i;
 
 	did->wqes++;
+	did->dmah_steered += x->steered;
+	did->dmah_pmem_bytes += x->pmem_bytes;
+	for (i = 0; i < ARRAY_SIZE(did->dmah_ph); i++)
+		did->dmah_ph[i] += !!(x->ph & BIT(i));
 	if (status != IB_WC_SUCCESS) {
 		did->errors++;
 	} else if (data) {
@@ -1055,6 +1133,7 @@ static void rsim_dp_account(struct rsim_dev *rsim,
 			    const struct rsim_dp_stats *did)
 {
 	struct rsim_dp_stats *dp = &rsim->dp;
+	unsigned int i;
 
 	spin_lock_bh(&rsim->stats_lock);
 	dp->wqes += did->wqes;
@@ -1065,6 +1144,11 @@ static void rsim_dp_account(struct rsim_dev *rsim,
 	dp->inline_runs += did->inline_runs;
 	dp->deferred += did->deferred;
 	dp->worker_runs += did->worker_runs;
+	dp->dmah_moves += did->dmah_moves;
+	dp->dmah_steered += did->dmah_steered;
+	dp->dmah_pmem_bytes += did->dmah_pmem_bytes;
+	for (i = 0; i < ARRAY_SIZE(dp->dmah_ph); i++)
+		dp->dmah_ph[i] += did->dmah_ph[i];
 	dp->port.xmit_data += did->port.xmit_data;
 	dp->port.rcv_data += did->port.rcv_data;
 	dp->port.xmit_pkts += did->port.xmit_pkts;
@@ -1164,6 +1248,7 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
 		       READ_ONCE(to_rsim_dev(qp->ibqp.device)->port.mtu) :
 		       qp->attr.path_mtu,
 		.rnr_retry = qp->attr.rnr_retry,
+		.moved = READ_ONCE(qp->steer_cpu) >= 0,
 	};
 }
 
@@ -1224,6 +1309,17 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 			return false;
 		status = IB_WC_RNR_RETRY_EXC_ERR;
 	}
+	if (status == RSIM_EXEC_MOVE) {
+		rsim_dp_notify(&x->n);
+		rsim_dp_release(x);
+		spin_lock_irqsave(&qp->lock, flags);
+		qp->steer_cpu = x->steer_cpu;
+		rsim_dp_leave_locked(qp, RSIM_SQ_QUEUED);
+		rsim_dp_queue_locked(qp, 0);
+		spin_unlock_irqrestore(&qp->lock, flags);
+		b->did.dmah_moves++;
+		return false;
+	}
 	if (status == RSIM_EXEC_DROP)
 		status = IB_WC_SUCCESS;
 	rsim_dp_count(x, status, &b->did);
@@ -1253,6 +1349,7 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 out_pop:
 	rsim_wq_pop(&qp->sq);
 	qp->rnr_tries = 0;
+	qp->steer_cpu = -1;
 	more = rsim_dp_next_locked(qp, b, nx, &x->n);
 	spin_unlock_irqrestore(&qp->lock, flags);
 

@@ -61,6 +61,7 @@ static struct rsim_mr *rsim_mr_new(struct rsim_dev *rsim,
 	mr->access = access;
 	mr->state = RSIM_MR_FREE;
 	mr->max_segs = max_segs;
+	mr->hints = (struct rsim_mr_hints){ .cpu = -1, .ph = -1 };
 
 	if (max_segs) {
 		/* the descriptor list, then the registered translation */
@@ -105,6 +106,7 @@ err_res_put:
 static void rsim_mr_put(struct rsim_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref)) {
+		kvfree(mr->umtt);
 		kfree(mr->segs);
 		kfree(mr);
 	}
@@ -126,6 +128,7 @@ static void rsim_mr_free(struct rsim_mr *mr)
 	spin_unlock_bh(&mr->lock);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
+	rsim_dmah_unbind(mr);
 	rsim_res_put(rsim, RSIM_RES_MR);
 	rsim_mr_put(mr);
 }
@@ -370,6 +373,48 @@ static struct ib_mr *rsim_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
+/*
+ * The translation of pinned user memory, one entry per page of the DMA
+ * mapping ib_umem_get() made against the device, and the MR VALID on it:
+ * the data path reaches user memory as it reaches a fast-registered MR.
+ */
+static int rsim_mr_umem_translate(struct rsim_mr *mr, u64 iova, u64 length,
+				  int access)
+{
+	struct ib_umem *umem = mr->umem;
+	struct scatterlist *sg;
+	size_t npages, i = 0;
+	unsigned int n;
+	u64 off;
+
+	npages = PAGE_ALIGN(ib_umem_offset(umem) + length) >> PAGE_SHIFT;
+	mr->umtt = rsim_should_fail(mr->rsim, RSIM_FAULT_ALLOC) ? NULL :
+		   kvcalloc(npages, sizeof(*mr->umtt), GFP_KERNEL);
+	if (!mr->umtt)
+		return -ENOMEM;
+	/* the DMA segments cover whole pages, the first from its start */
+	for_each_sgtable_dma_sg(&umem->sgt_append.sgt, sg, n)
+		for (off = 0; off < sg_dma_len(sg) && i < npages;
+		     off += PAGE_SIZE) {
+			mr->umtt[i].addr = sg_dma_address(sg) + off;
+			mr->umtt[i].len = PAGE_SIZE;
+			i++;
+		}
+	if (WARN_ON_ONCE(i != npages))
+		return -EFAULT;
+	/* nobody can look the MR up yet: no lock needed */
+	mr->reg.mtt = mr->umtt;
+	mr->reg.nsegs = npages;
+	mr->reg.page_size = PAGE_SIZE;
+	mr->reg.first_off = ib_umem_offset(umem);
+	mr->reg.iova = iova;
+	mr->reg.length = length;
+	mr->reg.access = access;
+	mr->reg.gen++;
+	mr->state = RSIM_MR_VALID;
+	return 0;
+}
+
 /* reg_user_mr with the DMA handle, whether the kernel passes one or not */
 static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
 					   u64 length, u64 iova, int access,
@@ -382,9 +427,6 @@ static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
 	u64 end;
 	int err;
 
-	/* DMA handles arrive with their own issue; refuse, as rxe does */
-	if (dmah)
-		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || length > rsim->cfg.limits.max_mr_size ||
 	    check_add_overflow(iova, length - 1, &end) ||
 	    check_add_overflow(start, length - 1, &end))
@@ -405,7 +447,12 @@ static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
 		return ERR_CAST(umem);
 	}
 	mr->umem = umem;
-	/* user memory is not reachable by the kernel data path: FREE */
+	err = rsim_mr_umem_translate(mr, iova, length, access);
+	if (err) {
+		rsim_mr_free(mr);
+		return ERR_PTR(err);
+	}
+	rsim_dmah_bind(mr, dmah);
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;

@@ -1,12 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rdmasim: protection domains and address handles.
+ * rdmasim: user contexts, protection domains and address handles.
+ *
+ * A user context is what /dev/infiniband/uverbsN hands a process that
+ * opens the device: its PDs, MRs and DMA handles hang off it. There is no
+ * provider ABI yet (no doorbells, no mmap), so a context carries nothing
+ * in either direction and refuses driver data it would not understand.
  */
 
 #include <linux/idr.h>
 #include <rdma/ib_mad.h>
 
 #include "rdmasim.h"
+
+static int rsim_alloc_ucontext(struct ib_ucontext *uctx,
+			       struct ib_udata *udata)
+{
+	/* a request the device cannot parse is refused, not ignored */
+	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return 0;
+}
+
+static void rsim_dealloc_ucontext(struct ib_ucontext *uctx)
+{
+}
 
 static int rsim_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
@@ -112,11 +130,14 @@ static int rsim_destroy_ah(struct ib_ah *ibah, u32 flags)
 
 const struct ib_device_ops rsim_pd_ops = {
 	.alloc_pd = rsim_alloc_pd,
+	.alloc_ucontext = rsim_alloc_ucontext,
 	.create_ah = rsim_create_ah,
 	.dealloc_pd = rsim_dealloc_pd,
+	.dealloc_ucontext = rsim_dealloc_ucontext,
 	.destroy_ah = rsim_destroy_ah,
 	.query_ah = rsim_query_ah,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, rsim_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_pd, rsim_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, rsim_ucontext, ibuc),
 };

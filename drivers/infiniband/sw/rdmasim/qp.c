@@ -225,6 +225,7 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->max_inline = init->cap.max_inline_data;
 	qp->cpu = WORK_CPU_UNBOUND;
+	qp->steer_cpu = -1;
 	INIT_DELAYED_WORK(&qp->work, rsim_dp_work);
 
 	err = rsim_wq_alloc(rsim, &qp->sq, init->cap.max_send_wr,

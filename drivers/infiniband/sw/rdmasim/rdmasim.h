@@ -66,6 +66,7 @@ struct rsim_qp;
  * @RSIM_RES_CQ: completion queues
  * @RSIM_RES_QP: queue pairs, including the MAD layer's QP0 and QP1
  * @RSIM_RES_AH: address handles
+ * @RSIM_RES_DMAH: DMA handles
  * @RSIM_RES_NR: number of types; keep last
  */
 enum rsim_res_type {
@@ -74,6 +75,7 @@ enum rsim_res_type {
 	RSIM_RES_CQ,
 	RSIM_RES_QP,
 	RSIM_RES_AH,
+	RSIM_RES_DMAH,
 	RSIM_RES_NR,
 };
 
@@ -268,6 +270,11 @@ struct rsim_port_counters {
  *	(hard-IRQ, interrupts-off or nested context; a WR too large to run
  *	inline; more than a budget)
  * @worker_runs: runs of the device's worker (@deferred plus RNR timers)
+ * @dmah_moves: WRs handed to the worker of the CPU a DMA handle names
+ * @dmah_steered: WRs executed on the CPU their MR's DMA handle names
+ * @dmah_pmem_bytes: bytes written into persistent-memory MRs with
+ *	cache-flushing copies
+ * @dmah_ph: WRs that touched an MR with processing hint 0, 1, 2, 3
  * @port: the port counters the PMA reports and clears
  */
 struct rsim_dp_stats {
@@ -279,6 +286,10 @@ struct rsim_dp_stats {
 	u64 inline_runs;
 	u64 deferred;
 	u64 worker_runs;
+	u64 dmah_moves;
+	u64 dmah_steered;
+	u64 dmah_pmem_bytes;
+	u64 dmah_ph[4];
 	struct rsim_port_counters port;
 };
 
@@ -332,6 +343,14 @@ struct rsim_dev {
 #if IS_ENABLED(CONFIG_KUNIT)
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
 #endif
+};
+
+/**
+ * struct rsim_ucontext - a process's context on the device (uverbs)
+ * @ibuc: core object; must be first
+ */
+struct rsim_ucontext {
+	struct ib_ucontext ibuc;
 };
 
 struct rsim_pd {
@@ -524,7 +543,9 @@ enum rsim_sq_owner {
  * @sq_sig_all: IB_SIGNAL_ALL_WR
  * @max_inline: inline data limit
  * @cpu: the worker's CPU for this QP, or WORK_CPU_UNBOUND (the CPU that
- *	hands the work over); the DMA-handle work steers it
+ *	hands the work over)
+ * @steer_cpu: the CPU a DMA handle moved the head WR to, or -1; the
+ *	worker runs there until that WR completes (under @lock)
  * @work: the worker (immediate, or delayed as the RNR timer)
  * @lrefs: the requester's checked gather (or READ scatter) list, max_sge
  *	entries; used only by the owner of the send queue
@@ -547,6 +568,7 @@ struct rsim_qp {
 	bool sq_sig_all;
 	u32 max_inline;
 	int cpu;
+	int steer_cpu;
 	struct delayed_work work;
 	struct rsim_mem_ref *lrefs;
 	struct rsim_mem_ref *rrefs;
@@ -595,6 +617,9 @@ struct rsim_mr_seg {
  * @segs: translation: pages (MEM_REG) or sg entries (SG_GAPS), as
  *	map_mr_sg wrote it (the "descriptor list" the consumer builds)
  * @umem: pinned user memory (reg_user_mr)
+ * @umtt: its translation, one entry per page (@reg.mtt points here)
+ * @dmah: the DMA handle it was registered with (held), or NULL
+ * @hints: what @dmah asks of the data path (none without one)
  * @reg: what the data path uses, copied from the fields above by REG_MR
  *	(as a device copies the descriptor list into its translation table,
  *	so a later map_mr_sg cannot change a valid registration)
@@ -608,6 +633,18 @@ struct rsim_mr_seg {
  * @reg.nsegs: entries in @reg.mtt
  * @reg.mtt: translation; NULL for DMA MRs (identity)
  */
+/**
+ * struct rsim_mr_hints - what a DMA handle asks of the data path for an MR
+ * @cpu: work that targets the MR runs on this CPU's worker, or -1
+ * @pmem: persistent memory: writes into the MR use cache-flushing copies
+ * @ph: the TPH processing hint (0-3), counted per access, or -1
+ */
+struct rsim_mr_hints {
+	int cpu;
+	bool pmem;
+	s8 ph;
+};
+
 struct rsim_mr {
 	struct ib_mr ibmr;
 	struct rsim_dev *rsim;
@@ -623,6 +660,9 @@ struct rsim_mr {
 	u32 nsegs;
 	struct rsim_mr_seg *segs;
 	struct ib_umem *umem;
+	struct rsim_mr_seg *umtt;
+	struct ib_dmah *dmah;
+	struct rsim_mr_hints hints;
 	struct {
 		u32 gen;
 		u32 key;
@@ -774,6 +814,9 @@ void rsim_fault_debugfs_init(struct rsim_dev *rsim);
 /* puda.c (and testing.h) */
 void rsim_puda_init(struct dentry *root);
 void rsim_puda_exit(void);
+
+/* dmah.c (and testing.h), where the kernel has DMA handles */
+int rsim_dmah_check(const struct ib_dmah *d, const struct cpumask *allowed);
 
 /* mad.c */
 int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
