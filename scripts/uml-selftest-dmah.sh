@@ -10,7 +10,7 @@
 # the errno table of Documentation/rdmasim.rst, and restrack's counts
 # must be what they were before it ran (the boot's kmemleak scan checks
 # the rest). Uses check(), capture() and has_line() from uml-init.sh, and
-# $IB and RSIM_MODDIR from uml-selftest.sh.
+# $IB, $DBG and RSIM_MODDIR from uml-selftest.sh.
 
 DMAH=$RSIM_MODDIR/tools/dmah/rsim_dmah
 
@@ -37,11 +37,19 @@ res_line() {
 	return 1
 }
 
+# copy_file from to: with shell builtins
+copy_file() {
+	local l
+	while IFS= read -r l; do echo "$l"; done <"$1" >"$2"
+}
+
 capture /run/dmah-res0 rdma res show
+copy_file "$DBG/rdmasim0/resources" /run/dmah-dbg0
 rc=0
 capture /run/dmah "$DMAH" -d rdmasim0 || rc=$?
 echo "exit $rc" >>/run/dmah
 capture /run/dmah-res1 rdma res show
+copy_file "$DBG/rdmasim0/resources" /run/dmah-dbg1
 
 dmah_ran_clean() {
 	has_line /run/dmah "exit 0" && has_line /run/dmah "result PASS (0 failures)" &&
@@ -122,3 +130,33 @@ dmah_restrack_unchanged() {
 	[ "$before" = "$val" ]
 }
 check "dmah_restrack_unchanged" dmah_restrack_unchanged
+
+# and rdmasim's own counts: no DMA handle, MR or PD left
+# res_count file type: the count of <type> in debugfs' resources, in $val
+res_count() {
+	local what count rest
+	while read -r what count rest; do
+		[ "$what" = "$2" ] && { val=$count; return 0; }
+	done <"$1"
+	val=
+	echo "$1: no $2"
+	return 1
+}
+dmah_driver_counts_unchanged() {
+	local t before
+	res_count /run/dmah-dbg1 dmah || return 1
+	if [ "$val" != 0 ]; then
+		echo "dmah: $val after the run"
+		return 1
+	fi
+	for t in pd mr; do
+		res_count /run/dmah-dbg0 $t || return 1
+		before=$val
+		res_count /run/dmah-dbg1 $t || return 1
+		[ "$before" = "$val" ] || {
+			echo "$t: $before before, $val after"
+			return 1
+		}
+	done
+}
+check "dmah_driver_counts_unchanged" dmah_driver_counts_unchanged

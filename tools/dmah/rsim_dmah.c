@@ -11,7 +11,10 @@
  * case (the selftest reads them), "FAIL ..." for every expectation that
  * does not hold, and exits 0 only when every one held.
  *
- *   rsim_dmah [-d rdmasim0]
+ *   rsim_dmah [-d rdmasim0] [-L]
+ *
+ * -L adds a request that leaks a task_struct reference in 7.3's core
+ * (see get_context_write()), to show that defect; the selftest does not.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -227,6 +230,35 @@ static int get_context(int fd, __u32 *ncomp, __u64 *core)
 	req_out(&r, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, core, sizeof(*core));
 	return req_run(fd, &r);
 }
+
+/*
+ * get_context_write: the write() command. Its error path is clean; the
+ * ioctl's (UVERBS_METHOD_GET_CONTEXT) frees a context that did not come
+ * up without rdma_restrack_put(), which leaks the task reference
+ * rdma_restrack_set_name() took (7.3's uverbs_std_types_device.c): only
+ * -L sends that one.
+ */
+static int get_context_write(int fd)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_get_context cmd;
+	} c;
+	struct ib_uverbs_get_context_resp resp;
+
+	memset(&c, 0, sizeof(c));
+	memset(&resp, 0, sizeof(resp));
+	c.hdr.command = IB_USER_VERBS_CMD_GET_CONTEXT;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = sizeof(resp) / 4;
+	c.cmd.response = (uintptr_t)&resp;
+	if (write(fd, &c, sizeof(c)) != sizeof(c))
+		return errno;
+	close(resp.async_fd);
+	return 0;
+}
+
+static int leaky;
 
 /* alloc_pd: the write() command (7.3 has no ioctl method for it) */
 static int alloc_pd(int fd, __u32 *pd)
@@ -832,8 +864,10 @@ static void other_context(const char *path, __u32 h1, void *buf)
 	expect("ctx2", "get_context_bad_pointer", req_run(fd2, &r), EFAULT);
 	if (expect("ctx2", "get_context", get_context(fd2, &ncomp, &core), 0))
 		goto out;
-	expect("ctx2", "get_context_twice", get_context(fd2, &ncomp, &core),
-	       EINVAL);
+	expect("ctx2", "get_context_twice", get_context_write(fd2), EINVAL);
+	if (leaky)
+		expect("ctx2", "get_context_twice_ioctl",
+		       get_context(fd2, &ncomp, &core), EINVAL);
 	if (expect("ctx2", "alloc_pd", alloc_pd(fd2, &pd2), 0))
 		goto out;
 	/* context 1's handle: not in this file (pd2 is its only object) */
@@ -868,12 +902,15 @@ int main(int argc, char **argv)
 	void *buf;
 	int fd, opt, cpu, ret;
 
-	while ((opt = getopt(argc, argv, "d:")) != -1) {
-		if (opt != 'd') {
-			fprintf(stderr, "usage: %s [-d ibdev]\n", argv[0]);
+	while ((opt = getopt(argc, argv, "d:L")) != -1) {
+		if (opt == 'd') {
+			ibdev = optarg;
+		} else if (opt == 'L') {
+			leaky = 1;
+		} else {
+			fprintf(stderr, "usage: %s [-d ibdev] [-L]\n", argv[0]);
 			return 2;
 		}
-		ibdev = optarg;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
