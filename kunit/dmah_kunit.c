@@ -217,7 +217,11 @@ static void rsim_dmah_test_named(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(h), c->err);
 }
 
-/* A CPU outside the caller's allowed CPUs: EPERM. */
+/*
+ * A CPU outside the caller's allowed CPUs: EPERM from the check and, with
+ * two CPUs online, from alloc_dmah of a thread whose affinity excludes the
+ * other CPU.
+ */
 static void rsim_dmah_test_cpu_not_allowed(struct kunit *test)
 {
 	struct ib_dmah d = {
@@ -231,6 +235,36 @@ static void rsim_dmah_test_cpu_not_allowed(struct kunit *test)
 	cpumask_clear_cpu(d.cpu_id, allowed);
 	KUNIT_EXPECT_EQ(test, rsim_dmah_check(&d, allowed), -EPERM);
 	free_cpumask_var(allowed);
+}
+
+static void dmah_restore_affinity(void *mask)
+{
+	set_cpus_allowed_ptr(current, mask);
+	free_cpumask_var(mask);
+}
+
+static void rsim_dmah_test_affinity(struct kunit *test)
+{
+	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
+	cpumask_var_t saved;
+	int here, other;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs online (make check's smp part)");
+	KUNIT_ASSERT_TRUE(test, alloc_cpumask_var(&saved, GFP_KERNEL));
+	cpumask_copy(saved, current->cpus_ptr);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+					dmah_restore_affinity, saved));
+	here = raw_smp_processor_id();
+	other = cpumask_any_but(cpu_online_mask, here);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),
+			0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rsim_kunit_dmah(test, rsim,
+					F_CPU | F_MEM | F_PH, other,
+					TPH_MEM_TYPE_VM, 0)), -EPERM);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rsim_kunit_dmah(test, rsim,
+					F_CPU | F_MEM | F_PH, here,
+					TPH_MEM_TYPE_VM, 0)), 0);
 }
 
 /* Attribute bits the core does not define are refused. */
@@ -292,6 +326,7 @@ static struct kunit_case rsim_dmah_test_cases[] = {
 	KUNIT_CASE(rsim_dmah_test_attributes),
 	KUNIT_CASE_PARAM(rsim_dmah_test_named, dmah_named_gen_params),
 	KUNIT_CASE(rsim_dmah_test_cpu_not_allowed),
+	KUNIT_CASE(rsim_dmah_test_affinity),
 	KUNIT_CASE(rsim_dmah_test_unknown_field),
 	KUNIT_CASE(rsim_dmah_test_mr_holds_handle),
 	RSIM_KUNIT_NO_LEFTOVERS,

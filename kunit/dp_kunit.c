@@ -2406,7 +2406,10 @@ static void dp_dmah_rdma(struct kunit *test, struct dp_fixture *f,
 static void rsim_dp_test_dmah_hints(struct kunit *test)
 {
 	struct dp_fixture *f = dp_fixture(test);
-	int cpu = cpumask_first(current->cpus_ptr);
+	/* with two CPUs, the other one: the WR must cross */
+	int cpu = num_online_cpus() > 1 ?
+		  cpumask_any_but(cpu_online_mask, raw_smp_processor_id()) :
+		  raw_smp_processor_id();
 	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		     IB_ACCESS_REMOTE_READ;
 	struct rsim_dp_stats s0, s1;
