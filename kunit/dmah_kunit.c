@@ -246,6 +246,7 @@ static void dmah_restore_affinity(void *mask)
 static void rsim_dmah_test_affinity(struct kunit *test)
 {
 	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
+	struct ib_dmah *h;
 	cpumask_var_t saved;
 	int here, other;
 
@@ -253,18 +254,19 @@ static void rsim_dmah_test_affinity(struct kunit *test)
 		kunit_skip(test, "needs two CPUs online (make check's smp part)");
 	KUNIT_ASSERT_TRUE(test, alloc_cpumask_var(&saved, GFP_KERNEL));
 	cpumask_copy(saved, current->cpus_ptr);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-					dmah_restore_affinity, saved));
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, dmah_restore_affinity,
+						  saved));
 	here = raw_smp_processor_id();
 	other = cpumask_any_but(cpu_online_mask, here);
 	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)),
 			0);
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rsim_kunit_dmah(test, rsim,
-					F_CPU | F_MEM | F_PH, other,
-					TPH_MEM_TYPE_VM, 0)), -EPERM);
-	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rsim_kunit_dmah(test, rsim,
-					F_CPU | F_MEM | F_PH, here,
-					TPH_MEM_TYPE_VM, 0)), 0);
+	h = rsim_kunit_dmah(test, rsim, F_CPU | F_MEM | F_PH, other,
+			    TPH_MEM_TYPE_VM, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(h), -EPERM);
+	h = rsim_kunit_dmah(test, rsim, F_CPU | F_MEM | F_PH, here,
+			    TPH_MEM_TYPE_VM, 0);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(h), 0);
 }
 
 /* Attribute bits the core does not define are refused. */
