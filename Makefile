@@ -55,4 +55,7 @@ kunit:
 selftest:
 	scripts/uml-part.sh selftest
 
-.PHONY: all modules umad dmah clean check demo bench conformance kunit selftest
+smp:
+	scripts/uml-part.sh smp
+
+.PHONY: all modules umad dmah clean check demo bench conformance kunit selftest smp

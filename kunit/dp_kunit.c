@@ -11,6 +11,7 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/kthread.h>
+#include <linux/uaccess.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -2374,6 +2375,160 @@ static void rsim_dp_test_ud_mad_pool_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.outstanding, 0);
 }
 
+#if RSIM_HAVE_DMAH_OPS
+/* WRITE (or READ) @len bytes between the fixture's src and a user MR */
+static void dp_dmah_rdma(struct kunit *test, struct dp_fixture *f,
+			 struct ib_mr *mr, enum ib_wr_opcode op, u32 len)
+{
+	struct ib_rdma_wr wr = {
+		.wr.opcode = op,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.remote_addr = mr->iova,
+		.rkey = mr->rkey,
+	};
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->src.dma, len,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+}
+
+/*
+ * DMA handle hints in the data path. A WRITE into a user MR whose handle
+ * names a CPU, persistent memory and PH 3, posted from the test's thread:
+ * moved to that CPU's worker and run there, its bytes written with
+ * cache-flushing copies, PH 3 counted, the data in user memory. A READ
+ * from it: moved and steered, nothing flushed (the READ writes local
+ * memory). An MR with a volatile-memory handle: steered, not flushed; an
+ * MR without a handle: none of it.
+ */
+static void rsim_dp_test_dmah_hints(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	/* with two CPUs, the other one: the WR must cross */
+	int cpu = num_online_cpus() > 1 ?
+		  cpumask_any_but(cpu_online_mask, raw_smp_processor_id()) :
+		  raw_smp_processor_id();
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		     IB_ACCESS_REMOTE_READ;
+	struct rsim_dp_stats s0, s1;
+	struct ib_dmah *pm, *vm;
+	struct ib_mr *mr, *mr_vm, *mr_none;
+	unsigned long uaddr, u2, u3;
+	u8 got[64];
+
+	pm = rsim_kunit_dmah(test, f->rsim, BIT(IB_DMAH_CPU_ID_EXISTS) |
+			     BIT(IB_DMAH_MEM_TYPE_EXISTS) |
+			     BIT(IB_DMAH_PH_EXISTS), cpu, TPH_MEM_TYPE_PM, 3);
+	vm = rsim_kunit_dmah(test, f->rsim, BIT(IB_DMAH_CPU_ID_EXISTS) |
+			     BIT(IB_DMAH_MEM_TYPE_EXISTS) |
+			     BIT(IB_DMAH_PH_EXISTS), cpu, TPH_MEM_TYPE_VM, 1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pm);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, vm);
+	mr = rsim_kunit_user_mr(test, f->pd, 2 * PAGE_SIZE, access, pm, &uaddr);
+	mr_vm = rsim_kunit_user_mr(test, f->pd, PAGE_SIZE, access, vm, &u2);
+	mr_none = rsim_kunit_user_mr(test, f->pd, PAGE_SIZE, access, NULL, &u3);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr_vm);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr_none);
+
+	s0 = f->rsim->dp;
+	dp_dmah_rdma(test, f, mr, IB_WR_RDMA_WRITE, 6000);
+	s1 = f->rsim->dp;
+	KUNIT_EXPECT_EQ(test, s1.dmah_moves - s0.dmah_moves, 1);
+	KUNIT_EXPECT_EQ(test, s1.dmah_steered - s0.dmah_steered, 1);
+	KUNIT_EXPECT_EQ(test, s1.dmah_pmem_bytes - s0.dmah_pmem_bytes, 6000);
+	KUNIT_EXPECT_EQ(test, s1.dmah_ph[3] - s0.dmah_ph[3], 1);
+	KUNIT_EXPECT_EQ(test, s1.dmah_ph[1] - s0.dmah_ph[1], 0);
+	/* the bytes are in the process's memory */
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)uaddr + 5936,
+					     sizeof(got)), 0);
+	KUNIT_EXPECT_EQ(test, got[0], 0x5a);
+	KUNIT_EXPECT_EQ(test, got[63], 0x5a);
+
+	s0 = s1;
+	dp_dmah_rdma(test, f, mr, IB_WR_RDMA_READ, 100);
+	s1 = f->rsim->dp;
+	KUNIT_EXPECT_EQ(test, s1.dmah_moves - s0.dmah_moves, 1);
+	KUNIT_EXPECT_EQ(test, s1.dmah_steered - s0.dmah_steered, 1);
+	KUNIT_EXPECT_EQ(test, s1.dmah_pmem_bytes, s0.dmah_pmem_bytes);
+
+	s0 = s1;
+	dp_dmah_rdma(test, f, mr_vm, IB_WR_RDMA_WRITE, 100);
+	s1 = f->rsim->dp;
+	KUNIT_EXPECT_EQ(test, s1.dmah_steered - s0.dmah_steered, 1);
+	KUNIT_EXPECT_EQ(test, s1.dmah_pmem_bytes, s0.dmah_pmem_bytes);
+	KUNIT_EXPECT_EQ(test, s1.dmah_ph[1] - s0.dmah_ph[1], 1);
+
+	s0 = s1;
+	dp_dmah_rdma(test, f, mr_none, IB_WR_RDMA_WRITE, 100);
+	s1 = f->rsim->dp;
+	KUNIT_EXPECT_EQ(test, s1.dmah_moves, s0.dmah_moves);
+	KUNIT_EXPECT_EQ(test, s1.dmah_steered, s0.dmah_steered);
+	KUNIT_EXPECT_EQ(test, s1.dmah_pmem_bytes, s0.dmah_pmem_bytes);
+}
+#else
+static void rsim_dp_test_dmah_hints(struct kunit *test)
+{
+	kunit_skip(test,
+		   "this kernel has no DMA handles (struct ib_dmah: Linux 6.17)");
+}
+#endif
+
+/*
+ * User memory registered with reg_user_mr is reachable by the data path
+ * as any registered memory: a WRITE into it lands in the process's pages,
+ * a READ from it returns them; a WRITE past its end is refused.
+ */
+static void rsim_dp_test_user_mr(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	int access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		     IB_ACCESS_REMOTE_READ;
+	struct ib_rdma_wr wr = { .wr.send_flags = IB_SEND_SIGNALED };
+	unsigned long uaddr;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	u8 *dst;
+	u8 got[4];
+
+	mr = rsim_kunit_user_mr(test, f->pd, 3 * PAGE_SIZE, access, NULL,
+				&uaddr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	/* a WRITE across the first two pages */
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.remote_addr = mr->iova + PAGE_SIZE - 2;
+	wr.rkey = mr->rkey;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->src.dma, 4,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_ASSERT_EQ(test, copy_from_user(got, (void __user *)uaddr +
+					     PAGE_SIZE - 2, 4), 0);
+	KUNIT_EXPECT_EQ(test, got[0], 0x5a);
+	KUNIT_EXPECT_EQ(test, got[3], 0x5a);
+	/* what the process writes, a READ returns */
+	got[0] = 0xc3;
+	KUNIT_ASSERT_EQ(test, copy_to_user((void __user *)uaddr +
+					   2 * PAGE_SIZE, got, 1), 0);
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	wr.remote_addr = mr->iova + 2 * PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->dst.dma, 1,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	dst = dp_cpu(f, &f->dst);
+	KUNIT_EXPECT_EQ(test, dst[0], 0xc3);
+	/* one byte past the end */
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.remote_addr = mr->iova + 3 * PAGE_SIZE - 1;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr.wr, f->src.dma, 2,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_REM_ACCESS_ERR);
+}
+
 static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_send_recv),
 	KUNIT_CASE(rsim_dp_test_sg_lists),
@@ -2414,6 +2569,8 @@ static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE_PARAM(rsim_dp_test_ud_rules, dp_ud_gen_params),
 	KUNIT_CASE(rsim_dp_test_ud_mad_pool),
 	KUNIT_CASE(rsim_dp_test_ud_mad_pool_empty),
+	KUNIT_CASE(rsim_dp_test_user_mr),
+	KUNIT_CASE(rsim_dp_test_dmah_hints),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

@@ -45,7 +45,7 @@ static const struct rsim_fault_case rsim_fault_cases[] = {
 	/* PD number; MR struct and key index of the PD's DMA MR */
 	{ "get_dma_mr", OP_GET_DMA_MR, 3 },
 	/* MR struct, key index, umem pin */
-	{ "reg_user_mr", OP_REG_USER_MR, 3 },
+	{ "reg_user_mr", OP_REG_USER_MR, 4 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(rsim_fault, rsim_fault_cases, name);

@@ -4,6 +4,7 @@
  */
 
 #include <kunit/resource.h>
+#include <linux/mman.h>
 
 #include "helpers.h"
 
@@ -147,6 +148,100 @@ struct ib_mr *rsim_kunit_mr(struct kunit *test, struct ib_pd *pd,
 	struct ib_mr *mr = ib_alloc_mr(pd, type, max_num_sg);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mr);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rsim_kunit_mr_free,
+						  mr));
+	return mr;
+}
+
+/**
+ * rsim_kunit_mr_release() - deregister an MR from rsim_kunit_user_mr() now
+ * @test: the test
+ * @mr: the MR
+ */
+void rsim_kunit_mr_release(struct kunit *test, struct ib_mr *mr)
+{
+	kunit_release_action(test, rsim_kunit_mr_free, mr);
+}
+
+#if RSIM_HAVE_DMAH_OPS
+static void rsim_kunit_dmah_free(void *arg)
+{
+	struct ib_dmah *dmah = arg;
+
+	if (!dmah->device->ops.dealloc_dmah(dmah, NULL))
+		kfree(dmah);
+}
+
+/**
+ * rsim_kunit_dmah() - a DMA handle, as the core's uverbs handler makes one
+ * @test: the test; the handle is freed with it
+ * @rsim: device
+ * @fields: BIT(IB_DMAH_*_EXISTS) of the attributes given
+ * @cpu: CPU id (if given)
+ * @mem_type: enum tph_mem_type value (if given)
+ * @ph: processing hint (if given)
+ *
+ * Return: the handle, or ERR_PTR() of alloc_dmah's errno.
+ */
+struct ib_dmah *rsim_kunit_dmah(struct kunit *test, struct rsim_dev *rsim,
+				u8 fields, u32 cpu, u32 mem_type, u8 ph)
+{
+	struct ib_device *ibdev = &rsim->ibdev;
+	struct ib_dmah *dmah = rdma_zalloc_drv_obj(ibdev, ib_dmah);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, dmah);
+	dmah->device = &rsim->ibdev;
+	dmah->valid_fields = fields;
+	dmah->cpu_id = cpu;
+	dmah->mem_type = mem_type;
+	dmah->ph = ph;
+	err = rsim->ibdev.ops.alloc_dmah(dmah, NULL);
+	if (err) {
+		kfree(dmah);
+		return ERR_PTR(err);
+	}
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rsim_kunit_dmah_free,
+						  dmah));
+	return dmah;
+}
+#endif
+
+/**
+ * rsim_kunit_user_mr() - an MR over user memory, as ib_reg_user_mr() makes
+ *	one, with a DMA handle where the kernel has them
+ * @test: the test; memory and MR go with it
+ * @pd: its PD
+ * @len: bytes
+ * @access: IB_ACCESS_*
+ * @dmah: the handle, or NULL
+ * @uaddr: the user address of the memory (mapped in the test's mm)
+ *
+ * Return: the MR, or ERR_PTR() of reg_user_mr's errno.
+ */
+struct ib_mr *rsim_kunit_user_mr(struct kunit *test, struct ib_pd *pd,
+				 size_t len, int access, struct ib_dmah *dmah,
+				 unsigned long *uaddr)
+{
+	struct ib_mr *mr;
+
+	*uaddr = kunit_vm_mmap(test, NULL, 0, len, PROT_READ | PROT_WRITE,
+			       MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE(test, *uaddr, 0);
+	mr = pd->device->ops.reg_user_mr(pd, *uaddr, len, *uaddr, access,
+					 RSIM_DMAH_ARG_OF(dmah) NULL);
+	if (IS_ERR(mr))
+		return mr;
+	/* what ib_reg_user_mr() does after the driver */
+	mr->device = pd->device;
+	mr->type = IB_MR_TYPE_USER;
+	mr->pd = pd;
+	atomic_inc(&pd->usecnt);
+	mr->iova = *uaddr;
+	mr->length = len;
+	/* not in restrack: a zeroed entry is skipped by ib_dereg_mr() */
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, rsim_kunit_mr_free,
 						  mr));

@@ -43,6 +43,12 @@ struct ib_cq *rsim_kunit_cq(struct kunit *test, struct rsim_dev *rsim,
 struct ib_mr *rsim_kunit_mr(struct kunit *test, struct ib_pd *pd,
 			    enum ib_mr_type type, u32 max_num_sg);
 int rsim_kunit_ud_to_rts(struct ib_qp *qp, u32 qkey, u16 pkey_index);
+struct ib_dmah *rsim_kunit_dmah(struct kunit *test, struct rsim_dev *rsim,
+				u8 fields, u32 cpu, u32 mem_type, u8 ph);
+struct ib_mr *rsim_kunit_user_mr(struct kunit *test, struct ib_pd *pd,
+				 size_t len, int access, struct ib_dmah *dmah,
+				 unsigned long *uaddr);
+void rsim_kunit_mr_release(struct kunit *test, struct ib_mr *mr);
 void rsim_kunit_snapshot(struct rsim_dev *rsim, struct rsim_kunit_counts *c);
 void rsim_kunit_expect_counts(struct kunit *test, struct rsim_dev *rsim,
 			      const struct rsim_kunit_counts *before);

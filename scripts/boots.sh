@@ -115,3 +115,22 @@ rsim_judge() {
 # the KUnit module's suites, checked against Documentation/testing.rst
 # shellcheck disable=SC2034 # for the scripts that source this one
 RSIM_JUDGE_KUNIT="--doc $RSIM_TOP/Documentation/testing.rst --kunit"
+
+# The two-CPU boot: what needs a second CPU online (a WR a DMA handle
+# steers to the other CPU's worker; a handle that names a CPU outside the
+# caller's affinity). UML 7.3's debug kernel reports suspicious RCU usage
+# while it brings up a second CPU (and cannot hot-add one), so this boot
+# runs the non-debug kernel of make bench, with two CPUs: no KASAN, no
+# kmemleak list to read (check-run.py --nodebug). Call rsim_uml_ready
+# bench first; rsim_smp_judge uses its RSIM_MODDIR.
+RSIM_SMP_GLOB='rdmasim_d[am]*.*dmah*'
+rsim_smp_boot() {
+	rsim_boot kunit "$1" RSIM_UML_NCPUS=2 \
+		RSIM_UML_ARGS="kunit.filter_glob=$RSIM_SMP_GLOB RSIM_PEERS=0"
+}
+
+rsim_smp_judge() {
+	# shellcheck disable=SC2086 # words on purpose
+	rsim_judge "$1" -- $RSIM_JUDGE_KUNIT "$RSIM_MODDIR/kunit/rdmasim_kunit.ko" \
+		--glob "$RSIM_SMP_GLOB" --nodebug
+}

@@ -96,8 +96,10 @@ def ktap(suites, fail=None, crash=None):
 def log(tmp, body, selftest=('ok 1 one', 'ok 2 two'), plan=2, leak=()):
     lines = ['RSIM-INIT mode=kunit,selftest kernel=7.3.4', 'RSIM-PART kunit'] + body
     lines += ['RSIM-PART selftest'] + [f'RSIM-SELFTEST {s}' for s in selftest]
-    lines += ['RSIM-PART finish', 'RSIM-KMEMLEAK-BEGIN', *leak, 'RSIM-KMEMLEAK-END',
-              f'RSIM-SELFTEST 1..{plan}', 'RSIM-DONE fails=0']
+    lines += ['RSIM-PART finish']
+    if leak is not None:
+        lines += ['RSIM-KMEMLEAK-BEGIN', *leak, 'RSIM-KMEMLEAK-END']
+    lines += [f'RSIM-SELFTEST 1..{plan}', 'RSIM-DONE fails=0']
     path = unique(tmp, 'uml.log')
     with open(path, 'w') as f:
         f.write(''.join(f'[{10 + i * 0.5:12.6f}] {line}\n' for i, line in enumerate(lines)))
@@ -171,6 +173,13 @@ def main():
              [log(tmp, ktap(SUITES) + ['WARNING: CPU: 0 PID: 1 at x.c:1']), '--kunit', ko]),
             ('a kmemleak report', 1, 'kmemleak lists objects',
              [log(tmp, ktap(SUITES), leak=['unreferenced obj']), '--kunit', ko]),
+            ('no kmemleak list from the debug kernel', 1, 'kmemleak was not read',
+             [log(tmp, ktap(SUITES), leak=None), '--kunit', ko]),
+            ('no kmemleak list from the non-debug kernel', 0, 'run clean',
+             [log(tmp, ktap(SUITES), leak=None), '--kunit', ko, '--nodebug']),
+            ('a kmemleak report from the non-debug kernel', 1, 'kmemleak lists objects',
+             [log(tmp, ktap(SUITES), leak=['unreferenced obj']), '--kunit', ko,
+              '--nodebug']),
             ('a failed selftest line', 1, 'selftest: not ok 2 two',
              [log(tmp, [], selftest=('ok 1 one', 'not ok 2 two')), '--selftest']),
             ('selftest lines lost', 1, '1 results, plan 2',

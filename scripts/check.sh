@@ -16,7 +16,9 @@
 #      and BUG reports
 #   3. while they run: lint (checkpatch --strict, kernel-doc), a W=1 build
 #      against Debian 12's stock 6.1 headers and a W=1 compile against
-#      Debian 13's 6.12 (a prepared UML tree)
+#      Debian 13's 6.12 (a prepared UML tree); then the non-debug UML
+#      kernel (make bench's, cached too) boots with two CPUs for the
+#      checks that need a second CPU (boots.sh's rsim_smp_boot)
 # Uses lib.sh's RSIM_TOP and RSIM_OUT; kernel.sh's RSIM_KSRC, RSIM_MODDIR,
 # RSIM_STOCK_KDIR and RSIM_PREPARED; boots.sh's RSIM_MUTANT_ARG and
 # RSIM_JUDGE_KUNIT (each file's header lists what it sets).
@@ -49,6 +51,10 @@ rsim_build_modules "$RSIM_STOCK_KDIR" x86 stock-6.1
 # Debian 13's 6.12: compile only (the KUnit module included)
 rsim_prepare_uml 6.12
 rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
+# the two-CPU boot, on the non-debug kernel (boots.sh): a second
+# RSIM_MODDIR; the judges below use $uml_moddir for the debug boots
+rsim_uml_ready bench uml-7.3-bench
+rsim_smp_boot "$RSIM_OUT/uml-smp.log"
 
 stage "waiting for the UML boots"
 rsim_boots_wait
@@ -60,4 +66,5 @@ rsim_judge "$RSIM_OUT/uml-kunit.log" "$RSIM_OUT/uml-conformance.log" -- \
 	--conformance-module "$uml_moddir/kunit/conformance/rdma_conformance.ko" \
 	--json "$RSIM_OUT/kunit.json" --out "$RSIM_OUT" ||
 	die "make check failed"
+rsim_smp_judge "$RSIM_OUT/uml-smp.log" || die "make check failed (the two-CPU boot)"
 stage "make check passed"

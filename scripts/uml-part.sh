@@ -11,6 +11,7 @@
 #					(kunit.filter_glob; about a minute)
 #   make kunit				every suite of rdmasim_kunit.ko
 #   make selftest			the shell selftest alone
+#   make smp				the two-CPU boot (non-debug kernel)
 #
 # Uses lib.sh's RSIM_OUT, kernel.sh's RSIM_MODDIR (rsim_uml_ready) and
 # boots.sh's RSIM_JUDGE_KUNIT.
@@ -19,9 +20,13 @@ set -euo pipefail
 . "$(dirname "$0")/kernel.sh"
 . "$(dirname "$0")/boots.sh"
 
-part=${1:?usage: scripts/uml-part.sh kunit [GLOB] | selftest}
+part=${1:?usage: scripts/uml-part.sh kunit [GLOB] | selftest | smp}
 glob=${2:-*}
-rsim_uml_ready debug uml-7.3
+if [ "$part" = smp ]; then
+	rsim_uml_ready bench uml-7.3-bench
+else
+	rsim_uml_ready debug uml-7.3
+fi
 log=$RSIM_OUT/uml-$part.log
 case $part in
 kunit)
@@ -38,8 +43,13 @@ selftest)
 	rsim_boots_wait
 	rsim_judge "$log" -- --selftest || die "make selftest failed (log: $log)"
 	;;
+smp)
+	rsim_smp_boot "$log"
+	rsim_boots_wait
+	rsim_smp_judge "$log" || die "make smp failed (log: $log)"
+	;;
 *)
-	die "unknown part $part: kunit or selftest"
+	die "unknown part $part: kunit, selftest or smp"
 	;;
 esac
 stage "$part passed (log: $log)"

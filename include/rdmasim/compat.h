@@ -38,15 +38,18 @@
 /*
  * reg_user_mr() gained a struct ib_dmah *dmah before udata with DMA
  * handles. RSIM_DMAH_PARAM declares it in the ops signature,
- * RSIM_DMAH_ARG passes it on (NULL where the kernel has no DMA handles).
+ * RSIM_DMAH_ARG passes it on (NULL where the kernel has no DMA handles),
+ * RSIM_DMAH_ARG_OF(d) passes @d to the op where it takes one.
  */
 struct ib_dmah;
 #ifdef RSIM_HAVE_IB_DMAH
 #define RSIM_DMAH_PARAM		struct ib_dmah *dmah,
 #define RSIM_DMAH_ARG		dmah
+#define RSIM_DMAH_ARG_OF(d)	(d),
 #else
 #define RSIM_DMAH_PARAM
 #define RSIM_DMAH_ARG		NULL
+#define RSIM_DMAH_ARG_OF(d)
 #endif
 
 /*

@@ -597,6 +597,18 @@ struct rsim_mr_seg {
 };
 
 /**
+ * struct rsim_mr_hints - what a DMA handle asks of the data path for an MR
+ * @cpu: work that targets the MR runs on this CPU's worker, or -1
+ * @pmem: persistent memory: writes into the MR use cache-flushing copies
+ * @ph: the TPH processing hint (0-3), counted per access, or -1
+ */
+struct rsim_mr_hints {
+	int cpu;
+	bool pmem;
+	s8 ph;
+};
+
+/**
  * struct rsim_mr - memory region
  * @ibmr: core object
  * @rsim: owning device
@@ -633,18 +645,6 @@ struct rsim_mr_seg {
  * @reg.nsegs: entries in @reg.mtt
  * @reg.mtt: translation; NULL for DMA MRs (identity)
  */
-/**
- * struct rsim_mr_hints - what a DMA handle asks of the data path for an MR
- * @cpu: work that targets the MR runs on this CPU's worker, or -1
- * @pmem: persistent memory: writes into the MR use cache-flushing copies
- * @ph: the TPH processing hint (0-3), counted per access, or -1
- */
-struct rsim_mr_hints {
-	int cpu;
-	bool pmem;
-	s8 ph;
-};
-
 struct rsim_mr {
 	struct ib_mr ibmr;
 	struct rsim_dev *rsim;
