@@ -118,14 +118,15 @@ RSIM_JUDGE_KUNIT="--doc $RSIM_TOP/Documentation/testing.rst --kunit"
 
 # The two-CPU boot: what needs a second CPU online (a WR a DMA handle
 # steers to the other CPU's worker; a handle that names a CPU outside the
-# caller's affinity). UML 7.3's debug kernel reports suspicious RCU usage
+# caller's affinity, in KUnit and from userspace: tools/dmah, the "dmah"
+# part of uml-init.sh). UML 7.3's debug kernel reports suspicious RCU usage
 # while it brings up a second CPU (and cannot hot-add one), so this boot
 # runs the non-debug kernel of make bench, with two CPUs: no KASAN, no
 # kmemleak list to read (check-run.py --nodebug). Call rsim_uml_ready
 # bench first; rsim_smp_judge uses its RSIM_MODDIR.
 RSIM_SMP_GLOB='rdmasim_d[am]*.*dmah*'
 rsim_smp_boot() {
-	rsim_boot kunit "$1" RSIM_UML_NCPUS=2 \
+	rsim_boot kunit,dmah "$1" RSIM_UML_NCPUS=2 \
 		RSIM_UML_ARGS="kunit.filter_glob=$RSIM_SMP_GLOB RSIM_PEERS=0"
 }
 

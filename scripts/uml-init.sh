@@ -13,6 +13,8 @@
 #   selftest     the shell selftest, scripts/uml-selftest.sh
 #   mutant       rdma_conformance.ko on rdmasim built with a rule broken
 #                (from RSIM_MUTANT_MODDIR), alone
+#   dmah         tools/dmah's uverbs client, for the two-CPU boot
+#                (scripts/uml-smp-dmah.sh)
 #   demo, bench, script	make demo, make bench, RSIM_SCRIPT (development)
 #   check        kunit,conformance,selftest: everything in one boot
 # rdmasim is always loaded first; the peers (rxe0 and siw0 over a veth
@@ -237,6 +239,12 @@ fi
 if wants mutant; then
 	part mutant
 	mutant
+fi
+# the two-CPU boot: tools/dmah's client with a CPU outside its affinity
+if wants dmah; then
+	part dmah
+	# shellcheck source=uml-smp-dmah.sh
+	. "$RSIM_TOP/scripts/uml-smp-dmah.sh"
 fi
 # the selftest ends with rdmasim unloaded; every other run unloads it here
 if [ -d /sys/module/rdmasim ]; then
