@@ -99,6 +99,11 @@ check "dmah_mr_binding" lines /run/dmah \
 	"mr vm_reg 0" "mr vm_free_dmah_busy EBUSY" "mr vm_dereg 0" \
 	"mr vm_free_dmah 0" "mr pm_reg 0" "mr pm_free_dmah_busy EBUSY" \
 	"mr pm_dereg 0" "mr pm_free_dmah 0" "mr pm_free_dmah_again ENOENT"
+# a dma-buf (udmabuf over a memfd) MR with a persistent-memory handle
+check "dmah_dmabuf_mr_binding" lines /run/dmah \
+	"mr dmabuf_alloc_dmah 0" "mr dmabuf_reg 0" \
+	"mr dmabuf_free_dmah_busy EBUSY" "mr dmabuf_dereg 0" \
+	"mr dmabuf_free_dmah 0"
 check "dmah_failed_mr_keeps_no_reference" lines /run/dmah \
 	"mr reg_lkey_len2 EINVAL" "mr reg_iova_page_offset_differs EINVAL" \
 	"mr reg_unmapped_memory EFAULT" "mr reg_lkey_unwritable EFAULT" \

@@ -36,6 +36,16 @@
 #endif
 
 /*
+ * reg_user_mr_dmabuf() takes a uverbs_attr_bundle (6.12 and later) or an
+ * ib_udata (6.1) last.
+ */
+#ifdef RSIM_HAVE_DMABUF_ATTR_BUNDLE
+#define RSIM_DMABUF_EXTRA	struct uverbs_attr_bundle
+#else
+#define RSIM_DMABUF_EXTRA	struct ib_udata
+#endif
+
+/*
  * reg_user_mr() gained a struct ib_dmah *dmah before udata with DMA
  * handles. RSIM_DMAH_PARAM declares it in the ops signature,
  * RSIM_DMAH_ARG passes it on (NULL where the kernel has no DMA handles),

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/udmabuf.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -665,6 +666,75 @@ out:
 	munmap(buf, MR_LEN);
 }
 
+/*
+ * A dma-buf MR with a handle: a memfd's pages exported by udmabuf,
+ * registered through UVERBS_METHOD_REG_MR's FD attributes (the driver's
+ * reg_user_mr_dmabuf) with a persistent-memory handle, which it holds
+ * (EBUSY) until it is deregistered. Skipped without /dev/udmabuf.
+ */
+static void mr_dmabuf(int fd, __u32 pd)
+{
+	struct udmabuf_create c = {
+		.flags = UDMABUF_FLAGS_CLOEXEC,
+		.size = MR_LEN,
+	};
+	struct dmah_attrs a = no_attrs;
+	int ufd, memfd = -1, dfd = -1, idx, ret;
+	struct mr mr;
+	struct req r;
+	__u32 h;
+
+	ufd = open("/dev/udmabuf", O_RDWR | O_CLOEXEC);
+	if (ufd < 0) {
+		printf("mr dmabuf skipped (no /dev/udmabuf)\n");
+		return;
+	}
+	memfd = memfd_create("rsim_dmah", MFD_ALLOW_SEALING);
+	if (memfd < 0 || ftruncate(memfd, MR_LEN) ||
+	    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK)) {
+		fail("mr dmabuf: memfd: %s", strerror(errno));
+		goto out;
+	}
+	c.memfd = memfd;
+	dfd = ioctl(ufd, UDMABUF_CREATE, &c);
+	if (dfd < 0) {
+		fail("mr dmabuf: UDMABUF_CREATE: %s", strerror(errno));
+		goto out;
+	}
+	a.cpu = cpu_ok;
+	a.mem = TPH_MEM_PM;
+	a.ph = 2;
+	if (expect("mr", "dmabuf_alloc_dmah", alloc_dmah(fd, &a, &h), 0))
+		goto out;
+	req_init(&r, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_MR);
+	idx = req_idr(&r, UVERBS_ATTR_REG_MR_HANDLE, 0);
+	req_idr(&r, UVERBS_ATTR_REG_MR_PD_HANDLE, pd);
+	req_idr(&r, UVERBS_ATTR_REG_MR_DMA_HANDLE, h);
+	req_in64(&r, UVERBS_ATTR_REG_MR_IOVA, 0x100000);
+	req_in64(&r, UVERBS_ATTR_REG_MR_LENGTH, MR_LEN);
+	req_in64(&r, UVERBS_ATTR_REG_MR_FD_OFFSET, 0);
+	/* a raw fd: the value in data, no length */
+	req_attr(&r, UVERBS_ATTR_REG_MR_FD, 0, dfd, 0);
+	req_in64(&r, UVERBS_ATTR_REG_MR_ACCESS_FLAGS, MR_ACCESS);
+	req_out(&r, UVERBS_ATTR_REG_MR_RESP_LKEY, &mr.lkey, sizeof(mr.lkey));
+	req_out(&r, UVERBS_ATTR_REG_MR_RESP_RKEY, &mr.rkey, sizeof(mr.rkey));
+	ret = req_run(fd, &r);
+	if (!expect("mr", "dmabuf_reg", ret, 0)) {
+		mr.handle = attr_data(&r, idx);
+		printf("mr dmabuf lkey 0x%x rkey 0x%x length %d\n", mr.lkey,
+		       mr.rkey, MR_LEN);
+		expect("mr", "dmabuf_free_dmah_busy", free_dmah(fd, h), EBUSY);
+		expect("mr", "dmabuf_dereg", dereg_mr(fd, mr.handle), 0);
+	}
+	expect("mr", "dmabuf_free_dmah", free_dmah(fd, h), 0);
+out:
+	if (dfd >= 0)
+		close(dfd);
+	if (memfd >= 0)
+		close(memfd);
+	close(ufd);
+}
+
 /* a user MR with no handle over patterned memory: ib_umem's path */
 static void mr_plain(int fd, __u32 pd)
 {
@@ -958,6 +1028,7 @@ int main(int argc, char **argv)
 		dmah_outside_affinity(fd);
 		mr_with_dmah(fd, pd, "vm", TPH_MEM_VM);
 		mr_with_dmah(fd, pd, "pm", TPH_MEM_PM);
+		mr_dmabuf(fd, pd);
 		mr_bad(fd, pd);
 		bad_ioctls(fd, h);
 		buf = pattern_buf(MR_LEN, 7);

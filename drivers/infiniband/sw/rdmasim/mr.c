@@ -415,33 +415,32 @@ static int rsim_mr_umem_translate(struct rsim_mr *mr, u64 iova, u64 length,
 	return 0;
 }
 
-/* reg_user_mr with the DMA handle, whether the kernel passes one or not */
-static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
-					   u64 length, u64 iova, int access,
-					   struct ib_dmah *dmah,
-					   struct ib_udata *udata)
+/* what both user MR verbs check before they pin anything */
+static int rsim_user_mr_check(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 iova, int access)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
-	struct ib_umem *umem;
-	struct rsim_mr *mr;
 	u64 end;
-	int err;
 
 	if (!length || length > rsim->cfg.limits.max_mr_size ||
 	    check_add_overflow(iova, length - 1, &end) ||
 	    check_add_overflow(start, length - 1, &end))
-		return ERR_PTR(-EINVAL);
-	err = rsim_mr_check_access(ibpd->device, access);
-	if (err)
-		return ERR_PTR(err);
+		return -EINVAL;
+	return rsim_mr_check_access(ibpd->device, access);
+}
 
-	mr = rsim_mr_new(rsim, IB_MR_TYPE_USER, access, 0);
-	if (IS_ERR(mr))
-		return ERR_CAST(mr);
+/*
+ * A user MR around pinned memory (@umem, or an error from pinning it):
+ * translated, bound to @dmah, ready for the core. The MR is freed (and
+ * the memory released) on failure.
+ */
+static struct ib_mr *rsim_user_mr_finish(struct rsim_mr *mr,
+					 struct ib_umem *umem, u64 iova,
+					 u64 length, int access,
+					 struct ib_dmah *dmah)
+{
+	int err;
 
-	/* pins writable iff IB_ACCESS_LOCAL_WRITE (ib_umem_get) */
-	umem = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? ERR_PTR(-ENOMEM) :
-	       rsim_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(umem)) {
 		rsim_mr_free(mr);
 		return ERR_CAST(umem);
@@ -457,6 +456,58 @@ static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
 	mr->ibmr.length = length;
 	mr->ibmr.page_size = PAGE_SIZE;
 	return &mr->ibmr;
+}
+
+/* reg_user_mr with the DMA handle, whether the kernel passes one or not */
+static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
+					   u64 length, u64 iova, int access,
+					   struct ib_dmah *dmah,
+					   struct ib_udata *udata)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
+	struct ib_umem *umem;
+	struct rsim_mr *mr;
+	int err;
+
+	err = rsim_user_mr_check(ibpd, start, length, iova, access);
+	if (err)
+		return ERR_PTR(err);
+	mr = rsim_mr_new(rsim, IB_MR_TYPE_USER, access, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	/* pins writable iff IB_ACCESS_LOCAL_WRITE (ib_umem_get) */
+	umem = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? ERR_PTR(-ENOMEM) :
+	       rsim_umem_get(ibpd->device, start, length, access);
+	return rsim_user_mr_finish(mr, umem, iova, length, access, dmah);
+}
+
+/*
+ * A dma-buf MR: the exporter's pages, pinned and mapped for the device
+ * (ib_umem_dmabuf_get_pinned(); the core trims the mapping to whole pages
+ * around [@offset, @offset + @length)), translated like pinned user
+ * memory. Takes a DMA handle where the kernel passes one.
+ */
+static struct ib_mr *rsim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 iova, int fd,
+					     int access, RSIM_DMAH_PARAM
+					     RSIM_DMABUF_EXTRA *extra)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
+	struct ib_umem_dmabuf *ud;
+	struct rsim_mr *mr;
+	int err;
+
+	err = rsim_user_mr_check(ibpd, offset, length, iova, access);
+	if (err)
+		return ERR_PTR(err);
+	mr = rsim_mr_new(rsim, IB_MR_TYPE_USER, access, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	ud = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? ERR_PTR(-ENOMEM) :
+	     ib_umem_dmabuf_get_pinned(ibpd->device, offset, length, fd,
+				       access);
+	return rsim_user_mr_finish(mr, IS_ERR(ud) ? ERR_CAST(ud) : &ud->umem,
+				   iova, length, access, RSIM_DMAH_ARG);
 }
 
 static struct ib_mr *rsim_reg_user_mr(struct ib_pd *ibpd, u64 start,
@@ -679,4 +730,5 @@ const struct ib_device_ops rsim_mr_ops = {
 	.get_dma_mr = rsim_get_dma_mr,
 	.map_mr_sg = rsim_map_mr_sg,
 	.reg_user_mr = rsim_reg_user_mr,
+	.reg_user_mr_dmabuf = rsim_reg_user_mr_dmabuf,
 };
