@@ -37,12 +37,12 @@
 
 /*
  * reg_user_mr_dmabuf() takes a uverbs_attr_bundle (6.12 and later) or an
- * ib_udata (6.1) last.
+ * ib_udata (6.1) last: RSIM_DMABUF_EXTRA(name) declares it.
  */
 #ifdef RSIM_HAVE_DMABUF_ATTR_BUNDLE
-#define RSIM_DMABUF_EXTRA	struct uverbs_attr_bundle
+#define RSIM_DMABUF_EXTRA(name)	struct uverbs_attr_bundle *(name)
 #else
-#define RSIM_DMABUF_EXTRA	struct ib_udata
+#define RSIM_DMABUF_EXTRA(name)	struct ib_udata *(name)
 #endif
 
 /*

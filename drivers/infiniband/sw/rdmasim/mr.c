@@ -489,8 +489,9 @@ static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
  */
 static struct ib_mr *rsim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 					     u64 length, u64 iova, int fd,
-					     int access, RSIM_DMAH_PARAM
-					     RSIM_DMABUF_EXTRA *extra)
+					     int access,
+					     RSIM_DMAH_PARAM
+					     RSIM_DMABUF_EXTRA(extra))
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
 	struct ib_umem_dmabuf *ud;
