@@ -35,6 +35,10 @@ python3 "$RSIM_TOP/scripts/check-run-test.py" >"$RSIM_OUT/check-run-test.log" 2>
 }
 "$RSIM_TOP/scripts/setup-host.sh"
 sparse=$(rsim_sparse)
+# the non-debug kernel of the two-CPU boot first (cached after one run):
+# a kernel build beside the debug boots would slow their timed waits
+rsim_fetch_source 7.3
+rsim_build_uml bench
 rsim_uml_ready debug uml-7.3 C=2 CHECK="$sparse"
 uml_moddir=$RSIM_MODDIR
 rsim_mutant_build
