@@ -15,6 +15,11 @@
 #   make conformance				the conformance suites alone (UML)
 #   make kunit [SUITE=<glob>]			KUnit suites in one UML boot
 #   make selftest				the shell selftest in one UML boot
+#   make rdma-core				rdma-core 65 (libibverbs, the ibv_*
+#						tools, pyverbs) from Debian sid's
+#						source package, built and cached
+#   make rdma-core-smoke			that build's ibv_devices and
+#						ibv_devinfo in one UML boot
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -58,4 +63,11 @@ selftest:
 smp:
 	scripts/uml-part.sh smp
 
-.PHONY: all modules umad dmah clean check demo bench conformance kunit selftest smp
+rdma-core:
+	scripts/rdma-core.sh
+
+rdma-core-smoke:
+	scripts/rdma-core.sh smoke
+
+.PHONY: all modules umad dmah clean check demo bench conformance kunit selftest smp \
+	rdma-core rdma-core-smoke
