@@ -1174,17 +1174,7 @@ static void rsim_dp_test_rnr_responder_destroyed(struct kunit *test)
  */
 static int dp_wait(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	unsigned long end = jiffies + 2 * HZ;
-	int got = 0;
-
-	while (got < n) {
-		got += ib_poll_cq(cq, n - got, wc + got);
-		if (got < n && time_after(jiffies, end))
-			break;
-		if (got < n)
-			usleep_range(100, 200);
-	}
-	return got;
+	return rsim_kunit_cq_wait(cq, wc, n, 2000);
 }
 
 /**

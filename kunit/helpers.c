@@ -4,6 +4,7 @@
  */
 
 #include <kunit/resource.h>
+#include <linux/delay.h>
 #include <linux/mman.h>
 
 #include "helpers.h"
@@ -246,6 +247,32 @@ struct ib_mr *rsim_kunit_user_mr(struct kunit *test, struct ib_pd *pd,
 			kunit_add_action_or_reset(test, rsim_kunit_mr_free,
 						  mr));
 	return mr;
+}
+
+/**
+ * rsim_kunit_cq_wait() - poll a CQ until @n completions arrived or @ms
+ *	milliseconds passed (work the engine deferred runs on the worker)
+ * @cq: the CQ (IB_POLL_DIRECT)
+ * @wc: room for @n completions
+ * @n: completions wanted
+ * @ms: how long to wait for them
+ *
+ * Return: the completions polled.
+ */
+int rsim_kunit_cq_wait(struct ib_cq *cq, struct ib_wc *wc, int n,
+		       unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	int got = 0;
+
+	while (got < n) {
+		got += ib_poll_cq(cq, n - got, wc + got);
+		if (got < n && time_after(jiffies, end))
+			break;
+		if (got < n)
+			usleep_range(100, 200);
+	}
+	return got;
 }
 
 /**

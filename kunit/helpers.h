@@ -42,6 +42,8 @@ struct ib_cq *rsim_kunit_cq(struct kunit *test, struct rsim_dev *rsim,
 			    int cqe);
 struct ib_mr *rsim_kunit_mr(struct kunit *test, struct ib_pd *pd,
 			    enum ib_mr_type type, u32 max_num_sg);
+int rsim_kunit_cq_wait(struct ib_cq *cq, struct ib_wc *wc, int n,
+		       unsigned int ms);
 int rsim_kunit_ud_to_rts(struct ib_qp *qp, u32 qkey, u16 pkey_index);
 struct ib_dmah *rsim_kunit_dmah(struct kunit *test, struct rsim_dev *rsim,
 				u8 fields, u32 cpu, u32 mem_type, u8 ph);

@@ -941,23 +941,6 @@ static bool mc_qp1_answered(const struct ib_mad_hdr *h, u32 len)
 	       h->method == MC_SET;
 }
 
-/* poll @cq for @n completions, at most @ms milliseconds */
-static int mc_wait(struct ib_cq *cq, struct ib_wc *wc, int n,
-		   unsigned int ms)
-{
-	unsigned long end = jiffies + msecs_to_jiffies(ms);
-	int got = 0;
-
-	while (got < n) {
-		got += ib_poll_cq(cq, n - got, wc + got);
-		if (got < n && time_after(jiffies, end))
-			break;
-		if (got < n)
-			usleep_range(100, 200);
-	}
-	return got;
-}
-
 /* take one reply: from QP1, a response to a MAD of ours not yet answered */
 static bool mc_qp1_reply(struct kunit *test, struct mc_qp1 *q,
 			 const struct ib_wc *wc, const bool *want, bool *got,
@@ -1060,13 +1043,13 @@ static void mc_fuzz_qp1(struct kunit *test, struct rsim_dev *rsim,
 			KUNIT_ASSERT_EQ(test, mc_qp1_send(q, j, lens[j]), 0);
 		expected += want_now;
 		/* every send completes */
-		n = mc_wait(q->scq, wc, batch, 5000);
+		n = rsim_kunit_cq_wait(q->scq, wc, batch, 5000);
 		KUNIT_ASSERT_EQ(test, n, batch);
 		for (j = 0; j < n; j++)
 			KUNIT_ASSERT_EQ(test, wc[j].status, IB_WC_SUCCESS);
 		/* and every answer comes back, nothing else */
 		while (want_now) {
-			n = mc_wait(q->rcq, wc, 1, 5000);
+			n = rsim_kunit_cq_wait(q->rcq, wc, 1, 5000);
 			KUNIT_ASSERT_EQ_MSG(test, n, 1,
 					    "%u replies missing (%llu WRs run, Q_Key violations %u)",
 					    want_now, rsim->dp.wqes - before.wqes,
