@@ -8,7 +8,8 @@
 # The build's ibv_devices and ibv_devinfo (-v) -d rdmasim0 run as host
 # binaries through hostfs with RDMAV_DRIVERS naming the provider (the
 # build's etc/libibverbs.d is not written: hostfs is mounted read-only),
-# and what they print is checked against sysfs and rdmasim's debugfs.
+# and what they print is checked against sysfs and rdmasim's debugfs;
+# then ibv_rc_pingpong runs between two processes on rdmasim0.
 # Uses check(), capture(), has_line() and say() from uml-init.sh, and $IB,
 # $DBG and RSIM_MODDIR from uml-selftest.sh.
 
@@ -106,6 +107,44 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		done
 	}
 	check "provider_ibv_devinfo_v_limits" provider_devinfo_limits
+
+	# ibv_rc_pingpong between two processes over rdmasim0 (user CQs and
+	# QPs, the kernel's post and poll commands, data checked with -c);
+	# the two exchange their QP numbers over TCP on lo
+	# listening port: whether /proc/net/tcp has :<hex port> in LISTEN (0A)
+	listening() {
+		local _sl local_addr _rem st rest f
+		for f in /proc/net/tcp /proc/net/tcp6; do
+			[ -r $f ] || continue
+			while read -r _sl local_addr _rem st rest; do
+				case $local_addr in *":$1") [ "$st" = 0A ] && return 0 ;; esac
+			done <$f
+		done
+		return 1
+	}
+	provider_rc_pingpong() {
+		local srv i rc=0
+		ip link set lo up
+		timeout 60 env RDMAV_DRIVERS="$PROVIDER" "$RSIM_RDMA_CORE_BIN/ibv_rc_pingpong" \
+			-d rdmasim0 -g 0 -c -n 100 >/run/pp-srv 2>&1 &
+		srv=$!
+		i=0
+		while ! listening 4853 && [ $i -lt 120 ]; do
+			sleep 0.5
+			i=$((i + 1))
+		done
+		timeout 60 env RDMAV_DRIVERS="$PROVIDER" "$RSIM_RDMA_CORE_BIN/ibv_rc_pingpong" \
+			-d rdmasim0 -g 0 -c -n 100 localhost >/run/pp-cli 2>&1 || rc=$?
+		wait $srv || rc=$((rc + 100))
+		for f in pp-srv pp-cli; do
+			while IFS= read -r l; do
+				say "RSIM-PROVIDER $f: $l"
+			done </run/$f
+		done
+		[ $rc = 0 ] && has_line /run/pp-srv "*100 iters in*" &&
+			has_line /run/pp-cli "*100 iters in*"
+	}
+	check "provider_ibv_rc_pingpong" provider_rc_pingpong
 else
 	say "RSIM-PROVIDER skipped: no RSIM_RDMA_CORE_ENV (no rdma-core build)"
 fi

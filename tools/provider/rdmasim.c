@@ -5,8 +5,8 @@
  * provider ABI, IBVERBS_PRIVATE_<N>). Everything goes through the generic
  * ibv_cmd_* command layer to the kernel's uverbs: context, device and
  * port query, PDs, MRs (plain, extended with a DMA handle, dma-buf) and
- * DMA handles. User CQs and QPs are not there yet: their create ops fail
- * with EOPNOTSUPP, as the kernel does.
+ * DMA handles, AHs, CQs and QPs with the kernel's post and poll commands
+ * (nothing is mapped into userspace).
  *
  * The kernel reports RDMA_DRIVER_UNKNOWN, which libibverbs never matches
  * by driver id, so the device is matched by its name.
@@ -203,20 +203,148 @@ static int rsim_dealloc_dmah(struct ibv_dmah *ibdmah)
 	return 0;
 }
 
-/* user CQs and QPs: not yet (the kernel refuses them too) */
+/*
+ * CQs and QPs live in the kernel: the core's create, modify, post, poll
+ * and notify commands reach rdmasim's ops, with nothing mapped.
+ */
 static struct ibv_cq *rsim_create_cq(struct ibv_context *ctx, int cqe,
 				     struct ibv_comp_channel *channel,
 				     int comp_vector)
 {
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct ib_uverbs_create_cq_resp resp = {};
+	struct ibv_create_cq cmd = {};
+	struct ibv_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, cq, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	return cq;
+}
+
+static int rsim_destroy_cq(struct ibv_cq *cq)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(cq);
+	if (ret)
+		return ret;
+	free(cq);
+	return 0;
+}
+
+static int rsim_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
+{
+	return ibv_cmd_poll_cq(cq, ne, wc);
+}
+
+static int rsim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	return ibv_cmd_req_notify_cq(cq, solicited_only);
 }
 
 static struct ibv_qp *rsim_create_qp(struct ibv_pd *pd,
 				     struct ibv_qp_init_attr *attr)
 {
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct ibv_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_qp(pd, qp, attr, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return qp;
+}
+
+static int rsim_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(qp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+static int rsim_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			  int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int rsim_destroy_qp(struct ibv_qp *qp)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(qp);
+	if (ret)
+		return ret;
+	free(qp);
+	return 0;
+}
+
+static int rsim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr)
+{
+	return ibv_cmd_post_send(qp, wr, bad_wr);
+}
+
+static int rsim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			  struct ibv_recv_wr **bad_wr)
+{
+	return ibv_cmd_post_recv(qp, wr, bad_wr);
+}
+
+static struct ibv_ah *rsim_create_ah(struct ibv_pd *pd,
+				     struct ibv_ah_attr *attr)
+{
+	struct ib_uverbs_create_ah_resp resp = {};
+	struct ibv_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_ah(pd, ah, attr, &resp, sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	return ah;
+}
+
+static int rsim_destroy_ah(struct ibv_ah *ah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ah);
+	if (ret)
+		return ret;
+	free(ah);
+	return 0;
 }
 
 static void rsim_free_context(struct ibv_context *ibctx)
@@ -231,17 +359,27 @@ static void rsim_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops rsim_ctx_ops = {
 	.alloc_dmah = rsim_alloc_dmah,
 	.alloc_pd = rsim_alloc_pd,
+	.create_ah = rsim_create_ah,
 	.create_cq = rsim_create_cq,
 	.create_qp = rsim_create_qp,
 	.dealloc_dmah = rsim_dealloc_dmah,
 	.dealloc_pd = rsim_dealloc_pd,
 	.dereg_mr = rsim_dereg_mr,
+	.destroy_ah = rsim_destroy_ah,
+	.destroy_cq = rsim_destroy_cq,
+	.destroy_qp = rsim_destroy_qp,
 	.free_context = rsim_free_context,
+	.modify_qp = rsim_modify_qp,
+	.poll_cq = rsim_poll_cq,
+	.post_recv = rsim_post_recv,
+	.post_send = rsim_post_send,
 	.query_device_ex = rsim_query_device_ex,
 	.query_port = rsim_query_port,
+	.query_qp = rsim_query_qp,
 	.reg_dmabuf_mr = rsim_reg_dmabuf_mr,
 	.reg_mr = rsim_reg_mr,
 	.reg_mr_ex = rsim_reg_mr_ex,
+	.req_notify_cq = rsim_req_notify_cq,
 };
 
 static struct verbs_context *rsim_alloc_context(struct ibv_device *ibdev,
