@@ -20,6 +20,10 @@
 #						source package, built and cached
 #   make rdma-core-smoke			that build's ibv_devices and
 #						ibv_devinfo in one UML boot
+#   make provider				tools/provider/librdmasim-rdmav65.so,
+#						the libibverbs provider, against
+#						that build (RSIM_RDMA_CORE_* from
+#						scripts/rdma-core.sh)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 
@@ -32,6 +36,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/umad clean
 	$(MAKE) -C tools/dmah clean
+	$(MAKE) -C tools/provider clean
 
 # a host program: the host's compiler and libibumad, whatever ARCH says
 umad:
@@ -40,6 +45,10 @@ umad:
 # a host program built against KSRC's uapi headers (the DMAH core's)
 dmah:
 	$(MAKE) -C tools/dmah ARCH= KSRC=$(KSRC) rsim_dmah
+
+# a host library against rdma-core's build (scripts/rdma-core.sh's paths)
+provider:
+	$(MAKE) -C tools/provider ARCH=
 
 check:
 	scripts/check.sh
@@ -69,5 +78,5 @@ rdma-core:
 rdma-core-smoke:
 	scripts/rdma-core.sh smoke
 
-.PHONY: all modules umad dmah clean check demo bench conformance kunit selftest smp \
+.PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest smp \
 	rdma-core rdma-core-smoke

@@ -11,7 +11,11 @@
 #   rsim_prepare_uml 6.12	-> RSIM_PREPARED
 #   rsim_build_modules kdir arch name [make args]	-> RSIM_MODDIR
 #   rsim_stock_headers		-> RSIM_STOCK_KDIR
-#   rsim_uml_ready debug|bench name	-> all of the UML ones, exported
+#   rsim_uml_ready debug|bench name	-> all of the UML ones, exported,
+#				   and RSIM_RDMA_CORE_ENV (rdma-core.sh's)
+
+# shellcheck source=rdma-core.sh
+. "$RSIM_TOP/scripts/rdma-core.sh"
 
 # rsim_fetch_source <series>: unpack linux-source-<series> once per
 # Debian package version.
@@ -194,8 +198,9 @@ rsim_stock_headers() {
 # rsim_uml_ready <debug|bench> <name> [make args...]: everything a UML
 # run needs, from a fresh machine: host packages, linux-source-7.3, the
 # UML kernel of that kind, and the modules built against it (W=1 and the
-# make args) with the host programs of tools/umad and tools/dmah; exports
-# what run-uml.sh reads.
+# make args) with the host programs of tools/umad and tools/dmah, and
+# rdma-core 65 with tools/provider built against it; exports what
+# run-uml.sh reads.
 rsim_uml_ready() {
 	local kind=$1 name=$2
 	shift 2
@@ -214,5 +219,13 @@ rsim_uml_ready() {
 		tail -30 "$RSIM_MODDIR.log" >&2
 		die "building tools/dmah failed"
 	}
-	export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
+	# the libibverbs provider, against rdma-core 65 (built once, then
+	# cached: under a second); the boots get its rsim-env.sh
+	rsim_rdma_core
+	make -C "$RSIM_MODDIR" provider >>"$RSIM_MODDIR.log" 2>&1 || {
+		tail -30 "$RSIM_MODDIR.log" >&2
+		die "building tools/provider failed"
+	}
+	RSIM_RDMA_CORE_ENV=$RSIM_RDMA_CORE_BUILD/rsim-env.sh
+	export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR RSIM_RDMA_CORE_ENV
 }

@@ -9,7 +9,9 @@
 # the first three); see uml-init.sh. The RSIM-DONE line it waits for is
 # the console protocol of Documentation/testing.rst.
 # Needs RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER (scripts/kernel.sh) and
-# RSIM_MODDIR (where the rdmasim modules were built). RSIM_UML_ARGS adds
+# RSIM_MODDIR (where the rdmasim modules were built); RSIM_RDMA_CORE_ENV
+# (rdma-core's rsim-env.sh, for the provider's selftest) is passed on when
+# set. RSIM_UML_ARGS adds
 # kernel parameters, e.g. kunit.filter_glob=rdmasim_datapath to run one
 # suite while developing; unknown ones reach uml-init.sh's environment:
 # RSIM_CONF_ARGS (conformance's module parameters), RSIM_PEERS=0 (no rxe0
@@ -32,6 +34,7 @@ timeout --foreground -k 10 "${RSIM_UML_TIMEOUT:-1500}" \
 	init="$RSIM_TOP/scripts/uml-init.sh" \
 	RSIM_TOP="$RSIM_TOP" RSIM_MODDIR="$RSIM_MODDIR" \
 	RSIM_MODROOT="$RSIM_MODROOT" RSIM_KVER="$RSIM_KVER" RSIM_MODE="$mode" \
+	${RSIM_RDMA_CORE_ENV:+RSIM_RDMA_CORE_ENV="$RSIM_RDMA_CORE_ENV"} \
 	con0=null,fd:1 con=null ${RSIM_UML_ARGS:-} >"$log" 2>&1 </dev/null &
 uml=$!
 trap 'kill "$uml" 2>/dev/null; exit 1' TERM INT

@@ -254,6 +254,10 @@ check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 # shellcheck source=uml-selftest-dmah.sh
 . "$RSIM_TOP/scripts/uml-selftest-dmah.sh"
 
+# the libibverbs provider: rdma-core's ibv_devices and ibv_devinfo
+# shellcheck source=uml-selftest-provider.sh
+. "$RSIM_TOP/scripts/uml-selftest-provider.sh"
+
 # Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
 # rdmasim0: the client's remove() releases them, the unload completes.
 check "client_holds_objects" insmod "$RSIM_MODDIR/tools/demo/rdmasim_demo.ko" hold=1

@@ -31,8 +31,10 @@
  */
 #ifdef RSIM_HAVE_CQ_ATTR_BUNDLE
 #define RSIM_CREATE_CQ_EXTRA	struct uverbs_attr_bundle
+#define RSIM_CREATE_CQ_UDATA(extra)	(&(extra)->driver_udata)
 #else
 #define RSIM_CREATE_CQ_EXTRA	struct ib_udata
+#define RSIM_CREATE_CQ_UDATA(extra)	(extra)
 #endif
 
 /*

@@ -802,7 +802,7 @@ out:
 	munmap(buf, MR_LEN);
 }
 
-/* the user CQ: refused (userspace CQs are the next issue's) */
+/* a user CQ, created and destroyed (the ioctl and the write() command) */
 static void user_cq(int fd)
 {
 	struct ib_uverbs_destroy_cq_resp dresp;
@@ -822,7 +822,7 @@ static void user_cq(int fd)
 	req_in64(&r, UVERBS_ATTR_CREATE_CQ_USER_HANDLE, user_handle);
 	req_in(&r, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, &vec, sizeof(vec));
 	req_out(&r, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &rcqe, sizeof(rcqe));
-	ret = expect("cq", "create_ioctl", req_run(fd, &r), EOPNOTSUPP);
+	ret = expect("cq", "create_ioctl", req_run(fd, &r), 0);
 	if (!ret) {
 		req_init(&r, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY);
 		req_idr(&r, UVERBS_ATTR_DESTROY_CQ_HANDLE, attr_data(&r, idx));
@@ -839,7 +839,7 @@ static void user_cq(int fd)
 	c.cmd.cqe = cqe;
 	c.cmd.comp_channel = -1;
 	ret = write(fd, &c, sizeof(c)) == sizeof(c) ? 0 : errno;
-	ret = expect("cq", "create_write", ret, EOPNOTSUPP);
+	ret = expect("cq", "create_write", ret, 0);
 	if (!ret) {
 		req_init(&r, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY);
 		req_idr(&r, UVERBS_ATTR_DESTROY_CQ_HANDLE, resp.cq_handle);

@@ -4,6 +4,7 @@
  */
 
 #include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "rdmasim.h"
 
@@ -14,9 +15,16 @@ static int rsim_create_cq(struct ib_cq *ibcq,
 	struct rsim_dev *rsim = to_rsim_dev(ibcq->device);
 	struct rsim_cq *cq = to_rsim_cq(ibcq);
 
-	/* no userspace provider: user CQs cannot be mapped */
-	if (extra)
-		return -EOPNOTSUPP;
+	/*
+	 * A user CQ (uverbs) is polled through the core's poll_cq command:
+	 * nothing is mapped, and the provider sends no driver data.
+	 */
+	if (extra) {
+		struct ib_udata *udata = RSIM_CREATE_CQ_UDATA(extra);
+
+		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EINVAL;
+	}
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > rsim->cfg.limits.max_cqe)

@@ -569,6 +569,14 @@ int rsim_dev_probe(struct platform_device *pdev,
 	ib_set_device_ops(&rsim->ibdev, &rsim_mr_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_cq_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_qp_ops);
+	/*
+	 * User CQs and QPs post and poll through the kernel (nothing is
+	 * mapped): the core's write() commands for that are off by default.
+	 */
+	rsim->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
+					BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ) |
+					BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+					BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	rsim_dmah_set_ops(&rsim->ibdev);
 
 	rsim_debugfs_dev_init(rsim);

@@ -676,6 +676,9 @@ int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
 	if (!len)
 		return 0;
 	if (key == RSIM_LOCAL_DMA_LKEY && !remote) {
+		/* never for userspace: a user QP's PD has a uobject */
+		if (pd->uobject)
+			return -EACCES;
 		/* the whole DMA address space, any PD, local access only */
 		ref->off = addr;
 		return addr + len - 1 < addr ? -EACCES : 0;

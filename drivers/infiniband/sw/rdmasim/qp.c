@@ -209,9 +209,19 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
 	int err;
 
-	/* no userspace provider: user QPs cannot be mapped */
-	if (udata)
-		return -EOPNOTSUPP;
+	/*
+	 * A user QP (uverbs) posts through the core's post_send/post_recv
+	 * commands, whose SGEs name user MRs by lkey and user virtual
+	 * addresses, which the data path translates like any MR. Inline
+	 * data would be copied from those user addresses under the QP's
+	 * lock: a user QP has none. No driver data either way.
+	 */
+	if (udata) {
+		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EINVAL;
+		if (init->cap.max_inline_data)
+			return -EINVAL;
+	}
 	err = rsim_qp_check_init(rsim, init);
 	if (err)
 		return err;
