@@ -21,6 +21,7 @@
 #include "helpers.h"
 
 #define DP_BUF		(3 * PAGE_SIZE)
+#define RSIM_MAX_CQE	32768	/* rsim_default_limits.max_cqe */
 
 /**
  * struct dp_buf - a kernel buffer mapped for the device
@@ -1004,6 +1005,186 @@ static void rsim_dp_test_post_checks(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, wc[i].wr_id, i);
 		}
 	}
+}
+
+/* atomics: a fault of the remote side, and what the requester sees */
+enum dp_atomic_fault {
+	AT_OK,
+	AT_MISALIGNED,
+	AT_QP_NO_ATOMIC,
+	AT_MR_NO_ATOMIC,
+	AT_PAST_END,
+};
+
+struct dp_atomic_case {
+	const char *name;
+	enum dp_atomic_fault fault;
+	enum ib_wc_status status;
+};
+
+static const struct dp_atomic_case dp_atomic_cases[] = {
+	{ "fetch_add_and_cmp_swap", AT_OK, IB_WC_SUCCESS },
+	{ "misaligned", AT_MISALIGNED, IB_WC_REM_INV_REQ_ERR },
+	{ "qp_forbids_atomic", AT_QP_NO_ATOMIC, IB_WC_REM_ACCESS_ERR },
+	{ "mr_forbids_atomic", AT_MR_NO_ATOMIC, IB_WC_REM_ACCESS_ERR },
+	{ "past_end", AT_PAST_END, IB_WC_REM_ACCESS_ERR },
+};
+
+KUNIT_ARRAY_PARAM_DESC(dp_atomic, dp_atomic_cases, name);
+
+/* post one atomic into 8 bytes at @src_off of f->src, poll it */
+static void dp_atomic_one(struct kunit *test, struct dp_fixture *f,
+			  struct ib_atomic_wr *wr, u32 src_off,
+			  enum ib_wc_status status)
+{
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr->wr, f->src.dma + src_off, 8,
+				      f->pd->local_dma_lkey), 0);
+	dp_poll_one(test, f, f->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, status);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, wr->wr.wr_id);
+	if (status == IB_WC_SUCCESS) {
+		KUNIT_EXPECT_EQ(test, wc.opcode,
+				wr->wr.opcode == IB_WR_ATOMIC_FETCH_AND_ADD ?
+				IB_WC_FETCH_ADD : IB_WC_COMP_SWAP);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 8);
+	}
+}
+
+/*
+ * Remote atomics (atomic_cap IB_ATOMIC_HCA): FETCH_AND_ADD and
+ * CMP_AND_SWP on 8 aligned bytes of an MR that allows REMOTE_ATOMIC, the
+ * original value returned into the requester's SGE; a misaligned target,
+ * a QP or MR without REMOTE_ATOMIC or a range past the MR fail at the
+ * responder, which changes nothing.
+ */
+static void rsim_dp_test_atomics(struct kunit *test)
+{
+	const struct dp_atomic_case *c = test->param_value;
+	int qp_access = DP_ACCESS | (c->fault == AT_QP_NO_ATOMIC ? 0 :
+				     IB_ACCESS_REMOTE_ATOMIC);
+	struct dp_fixture *f = dp_fixture_type(test, IB_QPT_RC, qp_access, 7);
+	struct ib_mr *mr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG, 2);
+	int access = IB_ACCESS_LOCAL_WRITE | DP_ACCESS |
+		     (c->fault == AT_MR_NO_ATOMIC ? 0 : IB_ACCESS_REMOTE_ATOMIC);
+	struct ib_atomic_wr wr = {
+		.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD,
+		.wr.wr_id = 9,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.compare_add = 5,
+	};
+	u64 *remote = (u64 *)(f->dst.va + 64);
+	u64 *local = (u64 *)f->src.va;
+	struct ib_wc wc;
+
+	*remote = 100;
+	*local = 0;
+	ib_dma_sync_single_for_device(&f->rsim->ibdev, f->dst.dma, DP_BUF,
+				      DMA_BIDIRECTIONAL);
+	ib_dma_sync_single_for_device(&f->rsim->ibdev, f->src.dma, DP_BUF,
+				      DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->b, mr, &f->dst, 0, 128,
+				     access, false), 0);
+	KUNIT_ASSERT_EQ(test, dp_poll(f, &wc, 1), 0);
+	wr.rkey = mr->rkey;
+	wr.remote_addr = mr->iova + 64;
+	if (c->fault == AT_MISALIGNED)
+		wr.remote_addr += 4;
+	if (c->fault == AT_PAST_END)
+		wr.remote_addr = mr->iova + 128;
+
+	dp_atomic_one(test, f, &wr, 0, c->status);
+	dp_cpu(f, &f->src);
+	dp_cpu(f, &f->dst);
+	if (c->fault != AT_OK) {
+		KUNIT_EXPECT_EQ(test, *remote, 100);
+		KUNIT_EXPECT_EQ(test, *local, 0);
+		KUNIT_EXPECT_EQ(test, to_rsim_qp(f->a)->state, IB_QPS_ERR);
+		KUNIT_EXPECT_EQ(test, to_rsim_qp(f->b)->state, IB_QPS_ERR);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, *local, 100);
+	KUNIT_EXPECT_EQ(test, *remote, 105);
+
+	/* compare matches: swapped; the original comes back */
+	wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+	wr.compare_add = 105;
+	wr.swap = 0x1122334455667788ULL;
+	dp_atomic_one(test, f, &wr, 8, IB_WC_SUCCESS);
+	dp_cpu(f, &f->src);
+	dp_cpu(f, &f->dst);
+	KUNIT_EXPECT_EQ(test, local[1], 105);
+	KUNIT_EXPECT_EQ(test, *remote, 0x1122334455667788ULL);
+
+	/* compare does not match: nothing changes */
+	wr.compare_add = 1;
+	wr.swap = 2;
+	dp_atomic_one(test, f, &wr, 16, IB_WC_SUCCESS);
+	dp_cpu(f, &f->src);
+	dp_cpu(f, &f->dst);
+	KUNIT_EXPECT_EQ(test, local[2], 0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, *remote, 0x1122334455667788ULL);
+	/* the bytes around the target are untouched */
+	KUNIT_EXPECT_EQ(test, ((u64 *)f->dst.va)[7], 0);
+	KUNIT_EXPECT_EQ(test, ((u64 *)f->dst.va)[9], 0);
+
+	/* post-time rules: one SGE of 8 bytes, RC only */
+	{
+		const struct ib_send_wr *bad;
+		struct ib_sge sge = { .addr = f->src.dma, .length = 4,
+				      .lkey = f->pd->local_dma_lkey };
+
+		wr.wr.sg_list = &sge;
+		wr.wr.num_sge = 1;
+		KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &wr.wr, &bad),
+				-EINVAL);
+		sge.length = 8;
+		wr.wr.send_flags |= IB_SEND_INLINE;
+		KUNIT_EXPECT_EQ(test, ib_post_send(f->a, &wr.wr, &bad),
+				-EINVAL);
+		KUNIT_EXPECT_EQ(test, dp_poll(f, &wc, 1), 0);
+	}
+}
+
+/*
+ * Resizing a CQ (the uverbs-only op, called directly) keeps the
+ * completions not yet polled, in order; fewer entries than those, 0 or
+ * more than max_cqe are refused and change nothing.
+ */
+static void rsim_dp_test_cq_resize(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_device *dev = f->cq->device;
+	struct ib_send_wr wr = { .opcode = IB_WR_RDMA_WRITE,
+				 .send_flags = IB_SEND_SIGNALED };
+	struct ib_wc wc[4];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		wr.wr_id = 10 + i;
+		KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &wr, NULL), 0);
+	}
+	KUNIT_EXPECT_EQ(test, dev->ops.RSIM_RESIZE_CQ_OP(f->cq, 2, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, dev->ops.RSIM_RESIZE_CQ_OP(f->cq, 0, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test,
+			dev->ops.RSIM_RESIZE_CQ_OP(f->cq, RSIM_MAX_CQE + 1,
+						   NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, f->cq->cqe, 64);
+	KUNIT_ASSERT_EQ(test, dev->ops.RSIM_RESIZE_CQ_OP(f->cq, 3, NULL), 0);
+	KUNIT_EXPECT_EQ(test, f->cq->cqe, 3);
+	/* full: a fourth completion would overflow; poll them in order */
+	KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 4), 3);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, 10 + i);
+	/* and it grows again, still working */
+	KUNIT_ASSERT_EQ(test, dev->ops.RSIM_RESIZE_CQ_OP(f->cq, 64, NULL), 0);
+	wr.wr_id = 20;
+	KUNIT_ASSERT_EQ(test, ib_post_send(f->a, &wr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 4), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 20);
 }
 
 /* The device's data path counters: WRs, bytes, errors, port counters. */
@@ -2542,6 +2723,8 @@ static struct kunit_case rsim_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dp_test_write_with_imm),
 	KUNIT_CASE(rsim_dp_test_uc),
 	KUNIT_CASE(rsim_dp_test_post_checks),
+	KUNIT_CASE_PARAM(rsim_dp_test_atomics, dp_atomic_gen_params),
+	KUNIT_CASE(rsim_dp_test_cq_resize),
 	KUNIT_CASE(rsim_dp_test_counters),
 	KUNIT_CASE(rsim_dp_test_rnr_responder_destroyed),
 	KUNIT_CASE(rsim_dp_test_softirq_pingpong),

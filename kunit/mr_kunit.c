@@ -182,9 +182,11 @@ static const struct rsim_mr_user_case rsim_mr_user_cases[] = {
 	  -EINVAL },
 	{ "unknown_access_bit", PROT_READ | PROT_WRITE, false, 1 << 30,
 	  -EINVAL },
-	/* atomic_cap is IB_ATOMIC_NONE */
 	{ "remote_atomic", PROT_READ | PROT_WRITE, false,
-	  RSIM_LW | IB_ACCESS_REMOTE_ATOMIC, -EOPNOTSUPP },
+	  RSIM_LW | IB_ACCESS_REMOTE_ATOMIC, 0 },
+	/* remote atomic needs local write, as remote write does */
+	{ "remote_atomic_without_local", PROT_READ | PROT_WRITE, false,
+	  IB_ACCESS_REMOTE_ATOMIC, -EINVAL },
 	{ "zero_length", PROT_READ | PROT_WRITE, true, RSIM_LW, -EINVAL },
 };
 

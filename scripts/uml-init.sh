@@ -15,6 +15,8 @@
 #                (from RSIM_MUTANT_MODDIR), alone
 #   dmah         tools/dmah's uverbs client, for the two-CPU boot
 #                (scripts/uml-smp-dmah.sh)
+#   rdmacore     rdma-core's own tests on rdmasim0 and rxe0
+#                (scripts/uml-rdma-core-tests.sh)
 #   demo, bench, script	make demo, make bench, RSIM_SCRIPT (development)
 #   check        kunit,conformance,selftest: everything in one boot
 # rdmasim is always loaded first; the peers (rxe0 and siw0 over a veth
@@ -121,7 +123,7 @@ fi
 
 peers=0
 if [ "${RSIM_PEERS:-1}" = 1 ] && { wants conformance || wants demo ||
-	wants bench || wants script; }; then
+	wants bench || wants script || wants rdmacore; }; then
 	peers=1
 fi
 
@@ -245,6 +247,10 @@ if wants dmah; then
 	part dmah
 	# shellcheck source=uml-smp-dmah.sh
 	. "$RSIM_TOP/scripts/uml-smp-dmah.sh"
+fi
+if wants rdmacore; then
+	# shellcheck source=uml-rdma-core-tests.sh
+	. "$RSIM_TOP/scripts/uml-rdma-core-tests.sh"
 fi
 # the selftest ends with rdmasim unloaded; every other run unloads it here
 if [ -d /sys/module/rdmasim ]; then

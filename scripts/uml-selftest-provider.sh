@@ -75,6 +75,7 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		pv_same "$f" node_guid "$g" &&
 		pv_same "$f" sys_image_guid "$g" &&
 		pv_same "$f" fw_ver "$fw" &&
+		pv_same "$f" vendor_id 0xffffff &&
 		pv_same "$f" phys_port_cnt 1 &&
 		pv_same "$f" state "PORT_ACTIVE (4)" &&
 		pv_same "$f" port_lid $((lid)) &&

@@ -38,6 +38,27 @@
 #endif
 
 /*
+ * resize_cq() (6.1, 6.12) became resize_user_cq() (7.x), with an unsigned
+ * count: RSIM_RESIZE_CQ_OP names the op, RSIM_RESIZE_CQE its count's type.
+ */
+#ifdef RSIM_HAVE_RESIZE_USER_CQ
+#define RSIM_RESIZE_CQ_OP	resize_user_cq
+#define RSIM_RESIZE_CQE		unsigned int
+#else
+#define RSIM_RESIZE_CQ_OP	resize_cq
+#define RSIM_RESIZE_CQE		int
+#endif
+
+/*
+ * The RDMA FLUSH access rights (6.2 and later): none before.
+ */
+#ifdef RSIM_HAVE_ACCESS_FLUSH
+#define RSIM_ACCESS_FLUSH	(IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
+#else
+#define RSIM_ACCESS_FLUSH	0
+#endif
+
+/*
  * reg_user_mr_dmabuf() takes a uverbs_attr_bundle (6.12 and later) or an
  * ib_udata (6.1) last: RSIM_DMABUF_EXTRA(name) declares it.
  */

@@ -13,6 +13,9 @@
  */
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,11 +66,37 @@ static int rsim_query_port(struct ibv_context *ctx, uint8_t port,
 	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
 }
 
+/*
+ * PDs and parent domains. A parent domain (ibv_alloc_parent_domain) is a
+ * provider object only: it names its protection domain's kernel handle,
+ * so that the objects created with it belong to that PD, and carries the
+ * caller's allocators, which the extended send API's buffers come from
+ * (rsim_qp_buf_alloc()). The protection domain cannot be freed while a
+ * parent domain holds it (EBUSY). There are no thread domains, so no
+ * parent domain names one; a CC (unprotected allocation) parent domain is
+ * an ordinary one, the device not reporting IBV_DEVICE_CC_DMA_BOUNCE.
+ */
+struct rsim_pd {
+	struct ibv_pd ibpd;
+	struct rsim_pd *protection;	/* a parent domain's PD, or NULL */
+	atomic_int users;		/* parent domains holding this PD */
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+static struct rsim_pd *to_rsim_pd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct rsim_pd, ibpd);
+}
+
 static struct ibv_pd *rsim_alloc_pd(struct ibv_context *ctx)
 {
 	struct ib_uverbs_alloc_pd_resp resp = {};
 	struct ibv_alloc_pd cmd = {};
-	struct ibv_pd *pd;
+	struct rsim_pd *pd;
 	int ret;
 
 	pd = calloc(1, sizeof(*pd));
@@ -75,20 +104,68 @@ static struct ibv_pd *rsim_alloc_pd(struct ibv_context *ctx)
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_alloc_pd(ctx, pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	ret = ibv_cmd_alloc_pd(ctx, &pd->ibpd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
 	if (ret) {
 		free(pd);
 		errno = ret;
 		return NULL;
 	}
-	return pd;
+	return &pd->ibpd;
 }
 
-static int rsim_dealloc_pd(struct ibv_pd *pd)
+#define RSIM_PARENT_DOMAIN_MASK (IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | \
+				 IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT | \
+				 IBV_PARENT_DOMAIN_INIT_ATTR_ALLOW_CC_UNPROTECTED_ALLOC)
+
+static struct ibv_pd *
+rsim_alloc_parent_domain(struct ibv_context *ctx,
+			 struct ibv_parent_domain_init_attr *attr)
 {
+	struct rsim_pd *pd, *protection;
+
+	if (ibv_check_alloc_parent_domain(attr))
+		return NULL;
+	if ((attr->comp_mask & ~RSIM_PARENT_DOMAIN_MASK) || attr->td ||
+	    attr->pd->context != ctx) {
+		errno = EINVAL;
+		return NULL;
+	}
+	protection = to_rsim_pd(attr->pd);
+	if (protection->protection) {	/* a parent domain of a parent */
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ibv_initialize_parent_domain(&pd->ibpd, &protection->ibpd);
+	pd->protection = protection;
+	atomic_fetch_add(&protection->users, 1);
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		pd->alloc = attr->alloc;
+		pd->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->pd_context = attr->pd_context;
+	return &pd->ibpd;
+}
+
+static int rsim_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct rsim_pd *pd = to_rsim_pd(ibpd);
 	int ret;
 
-	ret = ibv_cmd_dealloc_pd(pd);
+	if (atomic_load(&pd->users))
+		return EBUSY;
+	if (pd->protection) {
+		atomic_fetch_sub(&pd->protection->users, 1);
+		free(pd);
+		return 0;
+	}
+	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;
 	free(pd);
@@ -206,45 +283,285 @@ static int rsim_dealloc_dmah(struct ibv_dmah *ibdmah)
 /*
  * CQs and QPs live in the kernel: the core's create, modify, post, poll
  * and notify commands reach rdmasim's ops, with nothing mapped.
+ *
+ * Extended CQs (ibv_create_cq_ex) poll through the same command: a batch
+ * of work completions is fetched into the CQ's buffer, and the
+ * start/next/end_poll iterator and its read_* accessors walk it. The
+ * buffer is shared with ibv_poll_cq(), which empties it first, so that no
+ * completion fetched is lost whichever interface the caller uses.
  */
+#define RSIM_CQ_BATCH 16
+
+#define RSIM_WC_FLAGS (IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |	\
+		       IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |	\
+		       IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |		\
+		       IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+struct rsim_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;	/* protects wc, cur, n; held from
+					 * start_poll to end_poll */
+	struct ibv_wc wc[RSIM_CQ_BATCH];
+	int cur;			/* the entry being read */
+	int n;				/* entries fetched */
+};
+
+static struct rsim_cq *to_rsim_cq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct rsim_cq, vcq.cq);
+}
+
+static struct rsim_cq *ex_to_rsim_cq(struct ibv_cq_ex *ibcq)
+{
+	return container_of(ibcq, struct rsim_cq, vcq.cq_ex);
+}
+
+/* the entry at cur, fetching a batch if none is left: 0 or ENOENT/errno */
+static int rsim_cq_fill(struct rsim_cq *cq)
+{
+	int n;
+
+	if (cq->cur < cq->n)
+		return 0;
+	n = ibv_cmd_poll_cq(&cq->vcq.cq, RSIM_CQ_BATCH, cq->wc);
+	cq->cur = 0;
+	cq->n = n > 0 ? n : 0;
+	if (n < 0)	/* -1, errno set */
+		return errno ?: EIO;
+	return n ? 0 : ENOENT;
+}
+
+static void rsim_cq_current(struct rsim_cq *cq)
+{
+	cq->vcq.cq_ex.status = cq->wc[cq->cur].status;
+	cq->vcq.cq_ex.wr_id = cq->wc[cq->cur].wr_id;
+}
+
+static int rsim_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
+{
+	struct rsim_cq *cq = ex_to_rsim_cq(ibcq);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	ret = rsim_cq_fill(cq);
+	if (ret) {
+		pthread_spin_unlock(&cq->lock);
+		return ret;
+	}
+	rsim_cq_current(cq);
+	return 0;
+}
+
+static int rsim_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct rsim_cq *cq = ex_to_rsim_cq(ibcq);
+	int ret;
+
+	cq->cur++;
+	ret = rsim_cq_fill(cq);
+	if (ret)
+		return ret;
+	rsim_cq_current(cq);
+	return 0;
+}
+
+static void rsim_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct rsim_cq *cq = ex_to_rsim_cq(ibcq);
+
+	/* the entry last read is consumed, unless next_poll found none */
+	if (cq->cur < cq->n)
+		cq->cur++;
+	pthread_spin_unlock(&cq->lock);
+}
+
+static struct ibv_wc *rsim_cq_wc(struct ibv_cq_ex *ibcq)
+{
+	struct rsim_cq *cq = ex_to_rsim_cq(ibcq);
+
+	return &cq->wc[cq->cur];
+}
+
+static enum ibv_wc_opcode rsim_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->opcode;
+}
+
+static uint32_t rsim_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->vendor_err;
+}
+
+static uint32_t rsim_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->byte_len;
+}
+
+static __be32 rsim_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->imm_data;
+}
+
+static uint32_t rsim_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->qp_num;
+}
+
+static uint32_t rsim_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->src_qp;
+}
+
+static unsigned int rsim_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->wc_flags;
+}
+
+static uint32_t rsim_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->slid;
+}
+
+static uint8_t rsim_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->sl;
+}
+
+static uint8_t rsim_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return rsim_cq_wc(ibcq)->dlid_path_bits;
+}
+
+static void rsim_cq_set_ex_ops(struct rsim_cq *cq, uint64_t wc_flags)
+{
+	struct ibv_cq_ex *ex = &cq->vcq.cq_ex;
+
+	ex->start_poll = rsim_start_poll;
+	ex->next_poll = rsim_next_poll;
+	ex->end_poll = rsim_end_poll;
+	ex->read_opcode = rsim_read_opcode;
+	ex->read_vendor_err = rsim_read_vendor_err;
+	ex->read_wc_flags = rsim_read_wc_flags;
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		ex->read_byte_len = rsim_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		ex->read_imm_data = rsim_read_imm_data;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		ex->read_qp_num = rsim_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		ex->read_src_qp = rsim_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		ex->read_slid = rsim_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		ex->read_sl = rsim_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		ex->read_dlid_path_bits = rsim_read_dlid_path_bits;
+}
+
+static struct rsim_cq *rsim_cq_alloc(void)
+{
+	struct rsim_cq *cq = calloc(1, sizeof(*cq));
+
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	return cq;
+}
+
+static void rsim_cq_free(struct rsim_cq *cq)
+{
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
 static struct ibv_cq *rsim_create_cq(struct ibv_context *ctx, int cqe,
 				     struct ibv_comp_channel *channel,
 				     int comp_vector)
 {
 	struct ib_uverbs_create_cq_resp resp = {};
 	struct ibv_create_cq cmd = {};
-	struct ibv_cq *cq;
+	struct rsim_cq *cq;
 	int ret;
 
-	cq = calloc(1, sizeof(*cq));
-	if (!cq) {
-		errno = ENOMEM;
+	cq = rsim_cq_alloc();
+	if (!cq)
 		return NULL;
-	}
-	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, cq, &cmd,
-				sizeof(cmd), &resp, sizeof(resp));
+	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->vcq.cq,
+				&cmd, sizeof(cmd), &resp, sizeof(resp));
 	if (ret) {
-		free(cq);
+		rsim_cq_free(cq);
 		errno = ret;
 		return NULL;
 	}
-	return cq;
+	return &cq->vcq.cq;
 }
 
-static int rsim_destroy_cq(struct ibv_cq *cq)
+/* no completion timestamps, VLANs, flow tags or tag matching */
+static struct ibv_cq_ex *rsim_create_cq_ex(struct ibv_context *ctx,
+					   struct ibv_cq_init_attr_ex *attr)
+{
+	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct rsim_cq *cq;
+	int ret;
+
+	if (attr->wc_flags & ~RSIM_WC_FLAGS) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* a CQ's PD can only be a parent domain, as mlx5 has it */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain ||
+	     !to_rsim_pd(attr->parent_domain)->protection)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = rsim_cq_alloc();
+	if (!cq)
+		return NULL;
+	ret = ibv_cmd_create_cq_ex(ctx, attr, NULL, &cq->vcq, NULL, 0, &resp,
+				   sizeof(resp), 0);
+	if (ret) {
+		rsim_cq_free(cq);
+		errno = ret;
+		return NULL;
+	}
+	rsim_cq_set_ex_ops(cq, attr->wc_flags);
+	return &cq->vcq.cq_ex;
+}
+
+static int rsim_destroy_cq(struct ibv_cq *ibcq)
 {
 	int ret;
 
-	ret = ibv_cmd_destroy_cq(cq);
+	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
-	free(cq);
+	rsim_cq_free(to_rsim_cq(ibcq));
 	return 0;
 }
 
-static int rsim_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc)
+/* what start_poll fetched and nobody read first, then the kernel's */
+static int rsim_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
-	return ibv_cmd_poll_cq(cq, ne, wc);
+	struct rsim_cq *cq = to_rsim_cq(ibcq);
+	int got = 0, n;
+
+	pthread_spin_lock(&cq->lock);
+	while (got < ne && cq->cur < cq->n)
+		wc[got++] = cq->wc[cq->cur++];
+	if (got < ne) {
+		n = ibv_cmd_poll_cq(ibcq, ne - got, wc + got);
+		if (n < 0 && !got)
+			got = n;
+		else if (n > 0)
+			got += n;
+	}
+	pthread_spin_unlock(&cq->lock);
+	return got;
 }
 
 static int rsim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
@@ -252,26 +569,434 @@ static int rsim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return ibv_cmd_req_notify_cq(cq, solicited_only);
 }
 
-static struct ibv_qp *rsim_create_qp(struct ibv_pd *pd,
-				     struct ibv_qp_init_attr *attr)
+/*
+ * QPs. The extended send API (ibv_qp_ex: wr_start, wr_send, wr_set_sge,
+ * ..., wr_complete) builds a list of ordinary send WRs in the QP's own
+ * array, posted with one post_send command at wr_complete; an error met
+ * while building (too many WRs or SGEs, inline data too long) is kept and
+ * returned there, and nothing of the list is posted.
+ */
+#define RSIM_RC_SEND_OPS (IBV_QP_EX_WITH_RDMA_WRITE |			\
+			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
+			  IBV_QP_EX_WITH_SEND |				\
+			  IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+			  IBV_QP_EX_WITH_RDMA_READ |			\
+			  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |		\
+			  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |		\
+			  IBV_QP_EX_WITH_SEND_WITH_INV)
+#define RSIM_UC_SEND_OPS (IBV_QP_EX_WITH_RDMA_WRITE |			\
+			  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
+			  IBV_QP_EX_WITH_SEND |				\
+			  IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define RSIM_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+
+#define RSIM_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD |			\
+			   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+/*
+ * The allocators' resource type for a QP's buffers: the driver id (0,
+ * RDMA_DRIVER_UNKNOWN) in the upper half, as mlx5dv's types have theirs
+ */
+#define RSIM_RES_TYPE_QP 1
+#define RSIM_BUF_ALIGN 64
+
+struct rsim_qp {
+	struct verbs_qp vqp;
+	struct rsim_pd *pd;		/* its PD or parent domain */
+	/* the extended send API's list, between wr_start and wr_complete */
+	struct ibv_send_wr *wrs;	/* max_wr WRs */
+	struct ibv_sge *sges;		/* max_sge per WR */
+	uint8_t *inl;			/* max_inline bytes per WR */
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t max_inline;
+	uint32_t nwr;
+	int err;
+};
+
+static struct rsim_qp *ex_to_rsim_qp(struct ibv_qp_ex *ibqp)
 {
-	struct ib_uverbs_create_qp_resp resp = {};
-	struct ibv_create_qp cmd = {};
-	struct ibv_qp *qp;
+	return container_of(ibqp, struct rsim_qp, vqp.qp_ex);
+}
+
+/* the WR being built, or NULL once the list is in error */
+static struct ibv_send_wr *rsim_wr_cur(struct rsim_qp *qp)
+{
+	return qp->err || !qp->nwr ? NULL : &qp->wrs[qp->nwr - 1];
+}
+
+static struct ibv_send_wr *rsim_wr_new(struct ibv_qp_ex *ibqp,
+				       enum ibv_wr_opcode opcode)
+{
+	struct rsim_qp *qp = ex_to_rsim_qp(ibqp);
+	struct ibv_send_wr *wr;
+
+	if (qp->err)
+		return NULL;
+	if (qp->nwr == qp->max_wr) {
+		qp->err = ENOMEM;
+		return NULL;
+	}
+	wr = &qp->wrs[qp->nwr];
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = ibqp->wr_id;
+	wr->send_flags = ibqp->wr_flags;
+	wr->opcode = opcode;
+	wr->sg_list = &qp->sges[(size_t)qp->nwr * qp->max_sge];
+	if (qp->nwr)
+		qp->wrs[qp->nwr - 1].next = wr;
+	qp->nwr++;
+	return wr;
+}
+
+static void rsim_wr_send(struct ibv_qp_ex *ibqp)
+{
+	rsim_wr_new(ibqp, IBV_WR_SEND);
+}
+
+static void rsim_wr_send_imm(struct ibv_qp_ex *ibqp, __be32 imm_data)
+{
+	struct ibv_send_wr *wr = rsim_wr_new(ibqp, IBV_WR_SEND_WITH_IMM);
+
+	if (wr)
+		wr->imm_data = imm_data;
+}
+
+static void rsim_wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
+{
+	struct ibv_send_wr *wr = rsim_wr_new(ibqp, IBV_WR_SEND_WITH_INV);
+
+	if (wr)
+		wr->invalidate_rkey = rkey;
+}
+
+static void rsim_wr_rdma(struct ibv_qp_ex *ibqp, enum ibv_wr_opcode opcode,
+			 uint32_t rkey, uint64_t remote_addr, __be32 imm)
+{
+	struct ibv_send_wr *wr = rsim_wr_new(ibqp, opcode);
+
+	if (!wr)
+		return;
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	wr->imm_data = imm;
+}
+
+static void rsim_wr_rdma_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	rsim_wr_rdma(ibqp, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0);
+}
+
+static void rsim_wr_rdma_write_imm(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				   uint64_t remote_addr, __be32 imm_data)
+{
+	rsim_wr_rdma(ibqp, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr,
+		     imm_data);
+}
+
+static void rsim_wr_rdma_read(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	rsim_wr_rdma(ibqp, IBV_WR_RDMA_READ, rkey, remote_addr, 0);
+}
+
+static void rsim_wr_atomic(struct ibv_qp_ex *ibqp, enum ibv_wr_opcode opcode,
+			   uint32_t rkey, uint64_t remote_addr,
+			   uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_send_wr *wr = rsim_wr_new(ibqp, opcode);
+
+	if (!wr)
+		return;
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.compare_add = compare_add;
+	wr->wr.atomic.swap = swap;
+}
+
+static void rsim_wr_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t compare,
+				   uint64_t swap)
+{
+	rsim_wr_atomic(ibqp, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr,
+		       compare, swap);
+}
+
+static void rsim_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t add)
+{
+	rsim_wr_atomic(ibqp, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr,
+		       add, 0);
+}
+
+static void rsim_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
+				uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct ibv_send_wr *wr = rsim_wr_cur(ex_to_rsim_qp(ibqp));
+
+	if (!wr)
+		return;
+	wr->wr.ud.ah = ah;
+	wr->wr.ud.remote_qpn = remote_qpn;
+	wr->wr.ud.remote_qkey = remote_qkey;
+}
+
+static void rsim_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num_sge,
+				 const struct ibv_sge *sg_list)
+{
+	struct rsim_qp *qp = ex_to_rsim_qp(ibqp);
+	struct ibv_send_wr *wr = rsim_wr_cur(qp);
+
+	if (!wr)
+		return;
+	if (num_sge > qp->max_sge) {
+		qp->err = EINVAL;
+		return;
+	}
+	memcpy(wr->sg_list, sg_list, num_sge * sizeof(*sg_list));
+	wr->num_sge = num_sge;
+}
+
+static void rsim_wr_set_sge(struct ibv_qp_ex *ibqp, uint32_t lkey,
+			    uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	rsim_wr_set_sge_list(ibqp, 1, &sge);
+}
+
+/*
+ * Inline data is copied now into the QP's buffer, as the verb promises
+ * (the caller may reuse its buffers at once); the kernel copies it again
+ * from there at post time.
+ */
+static void rsim_wr_set_inline_data_list(struct ibv_qp_ex *ibqp,
+					 size_t num_buf,
+					 const struct ibv_data_buf *buf_list)
+{
+	struct rsim_qp *qp = ex_to_rsim_qp(ibqp);
+	struct ibv_send_wr *wr = rsim_wr_cur(qp);
+	uint8_t *p;
+	size_t len = 0, i;
+
+	if (!wr)
+		return;
+	for (i = 0; i < num_buf; i++)
+		len += buf_list[i].length;
+	if (len > qp->max_inline || !qp->max_sge) {
+		qp->err = EINVAL;
+		return;
+	}
+	p = qp->inl + (size_t)(qp->nwr - 1) * qp->max_inline;
+	wr->sg_list[0].addr = (uintptr_t)p;
+	wr->sg_list[0].length = len;
+	wr->sg_list[0].lkey = 0;
+	wr->num_sge = 1;
+	wr->send_flags |= IBV_SEND_INLINE;
+	for (i = 0; i < num_buf; i++) {
+		memcpy(p, buf_list[i].addr, buf_list[i].length);
+		p += buf_list[i].length;
+	}
+}
+
+static void rsim_wr_set_inline_data(struct ibv_qp_ex *ibqp, void *addr,
+				    size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	rsim_wr_set_inline_data_list(ibqp, 1, &buf);
+}
+
+static void rsim_wr_start(struct ibv_qp_ex *ibqp)
+{
+	struct rsim_qp *qp = ex_to_rsim_qp(ibqp);
+
+	qp->nwr = 0;
+	qp->err = 0;
+}
+
+static int rsim_wr_complete(struct ibv_qp_ex *ibqp)
+{
+	struct rsim_qp *qp = ex_to_rsim_qp(ibqp);
+	struct ibv_send_wr *bad;
+	int ret = qp->err;
+
+	if (!ret && qp->nwr)
+		ret = ibv_cmd_post_send(&qp->vqp.qp, qp->wrs, &bad);
+	qp->nwr = 0;
+	qp->err = 0;
+	return ret;
+}
+
+static void rsim_wr_abort(struct ibv_qp_ex *ibqp)
+{
+	rsim_wr_start(ibqp);
+}
+
+static void rsim_qp_set_send_ops(struct rsim_qp *qp, uint64_t ops)
+{
+	struct ibv_qp_ex *ex = &qp->vqp.qp_ex;
+
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
+		ex->wr_rdma_write = rsim_wr_rdma_write;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		ex->wr_rdma_write_imm = rsim_wr_rdma_write_imm;
+	if (ops & IBV_QP_EX_WITH_SEND)
+		ex->wr_send = rsim_wr_send;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		ex->wr_send_imm = rsim_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_READ)
+		ex->wr_rdma_read = rsim_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		ex->wr_atomic_cmp_swp = rsim_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		ex->wr_atomic_fetch_add = rsim_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		ex->wr_send_inv = rsim_wr_send_inv;
+	ex->wr_set_ud_addr = rsim_wr_set_ud_addr;
+	ex->wr_set_inline_data = rsim_wr_set_inline_data;
+	ex->wr_set_inline_data_list = rsim_wr_set_inline_data_list;
+	ex->wr_set_sge = rsim_wr_set_sge;
+	ex->wr_set_sge_list = rsim_wr_set_sge_list;
+	ex->wr_start = rsim_wr_start;
+	ex->wr_complete = rsim_wr_complete;
+	ex->wr_abort = rsim_wr_abort;
+}
+
+/* the send operations a QP type may ask for, or 0 for an unknown type */
+static uint64_t rsim_send_ops(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return RSIM_RC_SEND_OPS;
+	case IBV_QPT_UC:
+		return RSIM_UC_SEND_OPS;
+	case IBV_QPT_UD:
+		return RSIM_UD_SEND_OPS;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A QP buffer: from the parent domain's allocator if the QP was created
+ * with one that has allocators (unless it answers
+ * IBV_ALLOCATOR_USE_DEFAULT), else from the heap; zeroed either way.
+ */
+static void *rsim_qp_buf_alloc(struct rsim_qp *qp, size_t size)
+{
+	struct rsim_pd *pd = qp->pd;
+	void *p;
+
+	if (pd && pd->alloc) {
+		p = pd->alloc(&pd->ibpd, pd->pd_context, size, RSIM_BUF_ALIGN,
+			      RSIM_RES_TYPE_QP);
+		if (p != IBV_ALLOCATOR_USE_DEFAULT) {
+			if (p)
+				memset(p, 0, size);
+			return p;
+		}
+	}
+	return calloc(1, size);
+}
+
+static void rsim_qp_buf_free(struct rsim_qp *qp, void *p)
+{
+	struct rsim_pd *pd = qp->pd;
+
+	if (!p)
+		return;
+	if (pd && pd->alloc)
+		pd->free(&pd->ibpd, pd->pd_context, p, RSIM_RES_TYPE_QP);
+	else
+		free(p);
+}
+
+static void rsim_qp_free(struct rsim_qp *qp)
+{
+	rsim_qp_buf_free(qp, qp->wrs);
+	rsim_qp_buf_free(qp, qp->sges);
+	rsim_qp_buf_free(qp, qp->inl);
+	free(qp);
+}
+
+/* the extended send API's list, sized by what the kernel granted */
+static int rsim_qp_alloc_list(struct rsim_qp *qp,
+			      const struct ibv_qp_cap *cap)
+{
+	size_t wrs = cap->max_send_wr ?: 1;
+
+	qp->max_wr = cap->max_send_wr;
+	qp->max_sge = cap->max_send_sge;
+	qp->max_inline = cap->max_inline_data;
+	qp->wrs = rsim_qp_buf_alloc(qp, wrs * sizeof(*qp->wrs));
+	qp->sges = rsim_qp_buf_alloc(qp, wrs * (qp->max_sge ?: 1) *
+					 sizeof(*qp->sges));
+	qp->inl = rsim_qp_buf_alloc(qp, wrs * (qp->max_inline ?: 1));
+	return qp->wrs && qp->sges && qp->inl ? 0 : ENOMEM;
+}
+
+static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
+					struct ibv_qp_init_attr_ex *attr)
+{
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct ibv_create_qp_ex cmd = {};
+	bool ex = attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	struct rsim_qp *qp;
 	int ret;
 
+	if ((attr->comp_mask & ~RSIM_QP_COMP_MASK) ||
+	    (ex && (attr->send_ops_flags & ~rsim_send_ops(attr->qp_type)))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	qp = calloc(1, sizeof(*qp));
 	if (!qp) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_qp(pd, qp, attr, &cmd, sizeof(cmd), &resp,
-				sizeof(resp));
-	if (ret) {
-		free(qp);
-		errno = ret;
-		return NULL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_PD)
+		qp->pd = to_rsim_pd(attr->pd);
+	ret = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				    &resp, sizeof(resp), NULL);
+	if (ret)
+		goto err_free;
+	if (ex) {
+		ret = rsim_qp_alloc_list(qp, &attr->cap);
+		if (ret)
+			goto err_destroy;
+		rsim_qp_set_send_ops(qp, attr->send_ops_flags);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
 	}
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	rsim_qp_free(qp);
+	errno = ret;
+	return NULL;
+}
+
+static struct ibv_qp *rsim_create_qp(struct ibv_pd *pd,
+				     struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp = rsim_create_qp_ex(pd->context, &ex);
+
+	if (qp)
+		attr->cap = ex.cap;
 	return qp;
 }
 
@@ -292,14 +1017,15 @@ static int rsim_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
 }
 
-static int rsim_destroy_qp(struct ibv_qp *qp)
+static int rsim_destroy_qp(struct ibv_qp *ibqp)
 {
+	struct rsim_qp *qp = container_of(ibqp, struct rsim_qp, vqp.qp);
 	int ret;
 
-	ret = ibv_cmd_destroy_qp(qp);
+	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
-	free(qp);
+	rsim_qp_free(qp);
 	return 0;
 }
 
@@ -358,10 +1084,13 @@ static void rsim_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops rsim_ctx_ops = {
 	.alloc_dmah = rsim_alloc_dmah,
+	.alloc_parent_domain = rsim_alloc_parent_domain,
 	.alloc_pd = rsim_alloc_pd,
 	.create_ah = rsim_create_ah,
 	.create_cq = rsim_create_cq,
+	.create_cq_ex = rsim_create_cq_ex,
 	.create_qp = rsim_create_qp,
+	.create_qp_ex = rsim_create_qp_ex,
 	.dealloc_dmah = rsim_dealloc_dmah,
 	.dealloc_pd = rsim_dealloc_pd,
 	.dereg_mr = rsim_dereg_mr,

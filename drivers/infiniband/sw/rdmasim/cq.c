@@ -197,11 +197,53 @@ static int rsim_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return ret;
 }
 
+/*
+ * A new ring of @cqe entries, with the completions not yet polled moved
+ * into it in order; fewer entries than those is EINVAL (as in rxe), and
+ * the CQ is left as it was on any error.
+ *
+ * Context: process; the ring is allocated before the CQ's lock is taken.
+ */
+static int rsim_resize_cq(struct ib_cq *ibcq, RSIM_RESIZE_CQE count,
+			  struct ib_udata *udata)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibcq->device);
+	s64 cqe = count;
+	struct rsim_cq *cq = to_rsim_cq(ibcq);
+	struct ib_wc *queue, *old;
+	unsigned long flags;
+	u32 i;
+
+	if (cqe < 1 || cqe > rsim->cfg.limits.max_cqe)
+		return -EINVAL;
+	queue = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
+		kvcalloc(cqe, sizeof(*queue), GFP_KERNEL);
+	if (!queue)
+		return -ENOMEM;
+	spin_lock_irqsave(&cq->lock, flags);
+	if (cq->count > cqe) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		kvfree(queue);
+		return -EINVAL;
+	}
+	for (i = 0; i < cq->count; i++)
+		queue[i] = cq->queue[(cq->head + i) % cq->size];
+	old = cq->queue;
+	cq->queue = queue;
+	cq->head = 0;
+	cq->size = cqe;
+	ibcq->cqe = cqe;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	kvfree(old);
+	return 0;
+}
+
 const struct ib_device_ops rsim_cq_ops = {
 	.create_cq = rsim_create_cq,
 	.destroy_cq = rsim_destroy_cq,
 	.poll_cq = rsim_poll_cq,
 	.req_notify_cq = rsim_req_notify_cq,
+	.RSIM_RESIZE_CQ_OP = rsim_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, rsim_cq, ibcq),
 };

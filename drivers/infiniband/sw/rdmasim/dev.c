@@ -132,7 +132,7 @@ static int rsim_query_device(struct ib_device *ibdev,
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->max_mr_size = lim->max_mr_size;
 	attr->page_size_cap = RSIM_PAGE_SIZE_CAP;
-	attr->vendor_id = 0;
+	attr->vendor_id = RSIM_VENDOR_ID;
 	attr->vendor_part_id = RSIM_VENDOR_PART_ID;
 	attr->hw_ver = RSIM_HW_VER;
 	attr->max_qp = lim->max_res[RSIM_RES_QP];
@@ -155,7 +155,7 @@ static int rsim_query_device(struct ib_device *ibdev,
 	attr->max_qp_init_rd_atom = lim->max_qp_init_rd_atom;
 	attr->max_res_rd_atom = lim->max_qp_rd_atom *
 				lim->max_res[RSIM_RES_QP];
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->max_ah = lim->max_res[RSIM_RES_AH];
 	attr->max_fast_reg_page_list_len = lim->max_fast_reg_page_list_len;

@@ -468,16 +468,31 @@ static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
 
 /* ---- the steps of one WR ---- */
 
+static bool rsim_dp_is_atomic(enum ib_wr_opcode op)
+{
+	return op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* the WRs that name remote memory with an rkey */
 static bool rsim_dp_is_rdma(enum ib_wr_opcode op)
 {
 	return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
-	       op == IB_WR_RDMA_READ;
+	       op == IB_WR_RDMA_READ || rsim_dp_is_atomic(op);
 }
 
 /* SENDs and WRITE_WITH_IMM consume a receive WR at the responder */
 static bool rsim_dp_needs_recv(enum ib_wr_opcode op)
 {
-	return op != IB_WR_RDMA_WRITE && op != IB_WR_RDMA_READ;
+	return op != IB_WR_RDMA_WRITE && op != IB_WR_RDMA_READ &&
+	       !rsim_dp_is_atomic(op);
+}
+
+/* the local access a WR's own list needs: READ and atomics write to it */
+static int rsim_dp_local_access(enum ib_wr_opcode op)
+{
+	return op == IB_WR_RDMA_READ || rsim_dp_is_atomic(op) ?
+	       IB_ACCESS_LOCAL_WRITE : 0;
 }
 
 /* A WR's inline data, or NULL if its source is its gather list. */
@@ -490,7 +505,7 @@ static const void *rsim_dp_inline(const struct rsim_send_wqe *wqe)
 static int rsim_dp_gather(struct rsim_exec *x)
 {
 	struct rsim_send_wqe *wqe = x->wqe;
-	int access = wqe->opcode == IB_WR_RDMA_READ ? IB_ACCESS_LOCAL_WRITE : 0;
+	int access = rsim_dp_local_access(wqe->opcode);
 	u32 i;
 
 	x->len = wqe->len;
@@ -623,12 +638,20 @@ static int rsim_dp_local_fail(struct rsim_exec *x, enum ib_wc_status status)
 	return status;
 }
 
-/* RDMA READ and WRITE: the responder's rights and the rkey. */
+/*
+ * RDMA READ, WRITE and atomics: the responder's rights and the rkey; an
+ * atomic's target must be 8-byte aligned (IBA 9.4.5: an invalid request).
+ */
 static int rsim_dp_check_rkey(struct rsim_exec *x)
 {
-	bool read = x->wqe->opcode == IB_WR_RDMA_READ;
-	int need = read ? IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_WRITE;
+	enum ib_wr_opcode op = x->wqe->opcode;
+	int need = op == IB_WR_RDMA_READ ? IB_ACCESS_REMOTE_READ :
+		   rsim_dp_is_atomic(op) ? IB_ACCESS_REMOTE_ATOMIC :
+		   IB_ACCESS_REMOTE_WRITE;
 
+	if (rsim_dp_is_atomic(op) && !IS_ALIGNED(x->wqe->remote_addr, 8))
+		return rsim_dp_resp_fail(x, IB_WC_REM_INV_REQ_ERR,
+					 IB_WC_REM_INV_REQ_ERR);
 	if (!(x->peer_access & need) ||
 	    rsim_mr_lookup(x->rsim, x->peer->ibqp.pd, x->wqe->rkey, true,
 			   x->wqe->remote_addr, x->len, need, &x->rref))
@@ -758,6 +781,52 @@ static int rsim_dp_steer(struct rsim_exec *x)
 	return RSIM_EXEC_MOVE;
 }
 
+/*
+ * An atomic at the responder: read the 8 bytes at the checked remote
+ * range, compare-and-swap or add, write back; all under the device's
+ * atomic lock and the MR's lock, so that no other atomic of this device
+ * comes between (IBA 9.4.5; like rxe, atomics are not atomic with respect
+ * to the CPU). The original value is then written into the requester's
+ * SGE, as the ATOMIC ACKNOWLEDGE's payload would be.
+ */
+static int rsim_dp_atomic(struct rsim_exec *x)
+{
+	const struct rsim_mem_ref *ref = &x->rref;
+	struct rsim_send_wqe *wqe = x->wqe;
+	u64 orig, n = sizeof(orig), cont;
+	int err = -EFAULT;
+	void *p = NULL;
+
+	spin_lock_bh(&x->rsim->atomic_lock);
+	if (ref->mr)
+		spin_lock(&ref->mr->lock);
+	if (rsim_ref_live(ref))
+		p = rsim_dma_map_local(x->rsim, rsim_ref_dma(ref, 0, &cont),
+				       &n);
+	if (p && n == sizeof(orig) && cont >= sizeof(orig)) {
+		u64 *v = p;
+
+		orig = READ_ONCE(*v);
+		if (wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+			WRITE_ONCE(*v, orig + wqe->compare_add);
+		else if (orig == wqe->compare_add)
+			WRITE_ONCE(*v, wqe->swap);
+		err = 0;
+	}
+	if (p)
+		kunmap_local(p);
+	if (ref->mr)
+		spin_unlock(&ref->mr->lock);
+	spin_unlock_bh(&x->rsim->atomic_lock);
+	if (err)
+		return rsim_dp_copy_failed(x, err, true, IB_WC_REM_ACCESS_ERR,
+					   IB_WC_REM_ACCESS_ERR);
+	err = rsim_dp_copy(x, x->qp->lrefs, x->nl, NULL, 0, &orig,
+			   sizeof(orig));
+	return rsim_dp_copy_failed(x, err, false, IB_WC_REM_ACCESS_ERR,
+				   IB_WC_REM_ACCESS_ERR);
+}
+
 /* Move the message. */
 static int rsim_dp_move(struct rsim_exec *x)
 {
@@ -767,6 +836,9 @@ static int rsim_dp_move(struct rsim_exec *x)
 	int err;
 
 	switch (wqe->opcode) {
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return rsim_dp_atomic(x);
 	case IB_WR_RDMA_READ:
 		err = rsim_dp_copy(x, qp->lrefs, x->nl, &x->rref, 1, NULL,
 				   x->len);

@@ -69,6 +69,9 @@ static void rsim_sma_node_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	ni->node_guid = rsim->ibdev.node_guid;
 	ni->port_guid = rsim->port.guid;
 	ni->partition_cap = cpu_to_be16(rsim->cfg.limits.pkey_tbl_len);
+	ni->vendor_id[0] = (RSIM_VENDOR_ID >> 16) & 0xff;
+	ni->vendor_id[1] = (RSIM_VENDOR_ID >> 8) & 0xff;
+	ni->vendor_id[2] = RSIM_VENDOR_ID & 0xff;
 	ni->device_id = cpu_to_be16(RSIM_VENDOR_PART_ID);
 	ni->revision = cpu_to_be32(RSIM_HW_VER);
 	ni->local_port_num = RSIM_PORT;

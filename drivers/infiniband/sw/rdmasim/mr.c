@@ -330,22 +330,6 @@ err_inval:
 }
 
 /*
- * The core's rules (remote write or atomic need local write, no unknown
- * bits, ODP and flush only if advertised), plus: no remote atomics, which
- * this device does not execute (atomic_cap is IB_ATOMIC_NONE).
- */
-static int rsim_mr_check_access(struct ib_device *ibdev, int access)
-{
-	int err = ib_check_mr_access(ibdev, access);
-
-	if (err)
-		return err;
-	if (access & IB_ACCESS_REMOTE_ATOMIC)
-		return -EOPNOTSUPP;
-	return 0;
-}
-
-/*
  * A DMA MR always allows local access: ib_alloc_pd() itself asks for
  * remote read and write without local write for IB_PD_UNSAFE_GLOBAL_RKEY
  * on devices with a local DMA lkey, so the local-write rule of
@@ -358,8 +342,6 @@ static struct ib_mr *rsim_get_dma_mr(struct ib_pd *ibpd, int access)
 
 	if (access & ~IB_ACCESS_SUPPORTED)
 		return ERR_PTR(-EINVAL);
-	if (access & IB_ACCESS_REMOTE_ATOMIC)
-		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = rsim_mr_new(rsim, IB_MR_TYPE_DMA, access, 0);
 	if (IS_ERR(mr))
@@ -426,7 +408,7 @@ static int rsim_user_mr_check(struct ib_pd *ibpd, u64 start, u64 length,
 	    check_add_overflow(iova, length - 1, &end) ||
 	    check_add_overflow(start, length - 1, &end))
 		return -EINVAL;
-	return rsim_mr_check_access(ibpd->device, access);
+	return ib_check_mr_access(ibpd->device, access);
 }
 
 /*
@@ -521,6 +503,36 @@ static struct ib_mr *rsim_reg_user_mr(struct ib_pd *ibpd, u64 start,
 }
 
 /*
+ * rereg_user_mr: always a new MR, which the core puts in the old one's
+ * place before it deregisters the old one. What the flags do not change
+ * is the old MR's: its memory (pinned again), iova, rights, PD and DMA
+ * handle. A dma-buf MR keeps no user address to pin again: only a new
+ * translation (IB_MR_REREG_TRANS) may replace it. On failure the old MR
+ * is untouched.
+ */
+static struct ib_mr *rsim_rereg_user_mr(struct ib_mr *ibmr, int flags,
+					u64 start, u64 length, u64 iova,
+					int access, struct ib_pd *pd,
+					struct ib_udata *udata)
+{
+	struct rsim_mr *old = to_rsim_mr(ibmr);
+
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		if (!old->umem || old->umem->is_dmabuf)
+			return ERR_PTR(-EOPNOTSUPP);
+		start = old->umem->address;
+		length = ibmr->length;
+		iova = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+	if (!(flags & IB_MR_REREG_PD))
+		pd = ibmr->pd;
+	return rsim_reg_user_mr_dmah(pd, start, length, iova, access,
+				     old->dmah, udata);
+}
+
+/*
  * The data path's view of MRs. REG_MR, LOCAL_INV, remote invalidation and
  * dereg change a registration under the MR's lock and bump its
  * generation; the data path checks an access under that lock, keeps the
@@ -577,7 +589,7 @@ enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
 		return status;
 	if (&mr->ibmr != ibmr || ibmr->pd != pd || !rsim_mr_is_fast_reg(mr) ||
 	    !mr->nsegs || !ibmr->length ||
-	    rsim_mr_check_access(ibmr->device, access))
+	    ib_check_mr_access(ibmr->device, access))
 		goto out_put;
 	/* a length the consumer raised past the translation is refused */
 	if (mr->type == IB_MR_TYPE_MEM_REG)
@@ -735,4 +747,5 @@ const struct ib_device_ops rsim_mr_ops = {
 	.map_mr_sg = rsim_map_mr_sg,
 	.reg_user_mr = rsim_reg_user_mr,
 	.reg_user_mr_dmabuf = rsim_reg_user_mr_dmabuf,
+	.rereg_user_mr = rsim_rereg_user_mr,
 };

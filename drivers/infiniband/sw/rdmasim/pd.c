@@ -132,6 +132,7 @@ const struct ib_device_ops rsim_pd_ops = {
 	.alloc_pd = rsim_alloc_pd,
 	.alloc_ucontext = rsim_alloc_ucontext,
 	.create_ah = rsim_create_ah,
+	.create_user_ah = rsim_create_ah,
 	.dealloc_pd = rsim_dealloc_pd,
 	.dealloc_ucontext = rsim_dealloc_ucontext,
 	.destroy_ah = rsim_destroy_ah,

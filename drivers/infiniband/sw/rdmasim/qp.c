@@ -17,6 +17,7 @@
  */
 
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/wait_bit.h>
 
 #include "rdmasim.h"
@@ -32,6 +33,7 @@ int rsim_qp_init(struct rsim_dev *rsim)
 {
 	xa_init_flags(&rsim->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	rsim->qp_next = RSIM_QPN_MIN;
+	spin_lock_init(&rsim->atomic_lock);
 	spin_lock_init(&rsim->stats_lock);
 	/*
 	 * Per-CPU workers, so that a QP's work runs where its policy puts it;
@@ -212,16 +214,13 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/*
 	 * A user QP (uverbs) posts through the core's post_send/post_recv
 	 * commands, whose SGEs name user MRs by lkey and user virtual
-	 * addresses, which the data path translates like any MR. Inline
-	 * data would be copied from those user addresses under the QP's
-	 * lock: a user QP has none. No driver data either way.
+	 * addresses, which the data path translates like any MR; its inline
+	 * data is copied in before the QP's lock is taken
+	 * (rsim_post_send_user_inline()). No driver data either way.
 	 */
-	if (udata) {
-		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
-		if (init->cap.max_inline_data)
-			return -EINVAL;
-	}
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
 	err = rsim_qp_check_init(rsim, init);
 	if (err)
 		return err;
@@ -317,15 +316,17 @@ static int rsim_qp_check_attr(struct rsim_dev *rsim,
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= lim->pkey_tbl_len)
 		return -EINVAL;
 	/*
-	 * REMOTE_ATOMIC is accepted although atomic_cap is NONE, as siw does:
-	 * the CM sets it whenever responder_resources is not 0, and an
-	 * atomic WR is refused at post_send anyway.
+	 * The right to receive RDMA FLUSH is accepted and grants nothing: no
+	 * requester of this device can send one (post_send refuses
+	 * IB_WR_FLUSH), as an MR cannot allow one (the device does not
+	 * advertise FLUSH). rdma-core's tests ask for it on every RC QP.
 	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC |
-				       IB_ACCESS_LOCAL_WRITE)))
+				       IB_ACCESS_LOCAL_WRITE |
+				       RSIM_ACCESS_FLUSH)))
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
@@ -363,6 +364,10 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
 		return IB_WC_REG_MR;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
 	default:
 		return IB_WC_SEND;
 	}
@@ -683,8 +688,15 @@ static int rsim_post_send_check(struct rsim_qp *qp,
 		if (!rc)
 			return -EINVAL;
 		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		/* RC only; the original value lands in one 8-byte SGE */
+		if (!rc || wr->num_sge != 1 || wr->sg_list[0].length != 8 ||
+		    (wr->send_flags & IB_SEND_INLINE))
+			return -EINVAL;
+		break;
 	default:
-		/* atomics (atomic_cap is NONE), MW binds, LSO, ... */
+		/* masked atomics, MW binds, LSO, ... */
 		return -EINVAL;
 	}
 	if (wr->send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
@@ -707,9 +719,14 @@ static int rsim_post_send_check(struct rsim_qp *qp,
 	return *inline_len > qp->max_inline ? -EINVAL : 0;
 }
 
+/*
+ * Queue one checked WR into @wqe; @uinl: a user QP's inline data for it,
+ * copied in already (a kernel QP's inline data is at its SGEs' kernel
+ * virtual addresses).
+ */
 static void rsim_post_send_fill(struct rsim_send_wqe *wqe,
 				const struct ib_send_wr *wr, u64 inline_len,
-				bool ud)
+				bool ud, const u8 *uinl)
 {
 	int i;
 
@@ -746,11 +763,20 @@ static void rsim_post_send_fill(struct rsim_send_wqe *wqe,
 		wqe->remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->rkey = rdma_wr(wr)->rkey;
 	}
+	if (wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wr->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		wqe->remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->rkey = atomic_wr(wr)->rkey;
+		wqe->compare_add = atomic_wr(wr)->compare_add;
+		wqe->swap = atomic_wr(wr)->swap;
+	}
 	if (wr->send_flags & IB_SEND_INLINE) {
 		/* inline data is copied now, from kernel virtual addresses */
 		u8 *p = (u8 *)wqe->sge;
 
-		for (i = 0; i < wr->num_sge; i++) {
+		if (uinl)
+			memcpy(p, uinl, inline_len);
+		for (i = 0; !uinl && i < wr->num_sge; i++) {
 			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);
 			p += wr->sg_list[i].length;
@@ -765,12 +791,79 @@ static void rsim_post_send_fill(struct rsim_send_wqe *wqe,
 		wqe->len += wr->sg_list[i].length;
 }
 
+/* A WR's inline bytes, or -1 if it cannot be inline on @qp at all. */
+static s64 rsim_wr_inline_len(const struct rsim_qp *qp,
+			      const struct ib_send_wr *wr)
+{
+	u64 len = 0;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
+		return -1;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	return len > qp->max_inline ? -1 : len;
+}
+
+/*
+ * A user QP's inline data, copied from its user addresses before the QP's
+ * lock is taken (the copy may fault and sleep): the bytes of every inline
+ * WR of the list, one WR after another. The walk stops where the checks
+ * under the lock will (an inline WR that cannot be, or more WRs than the
+ * queue holds), so that each WR queued there finds its bytes here.
+ * Returns NULL if no WR is inline, the buffer, or an ERR_PTR: -EFAULT
+ * (the WR is named in *@bad) or -ENOMEM.
+ */
+static u8 *rsim_post_send_user_inline(struct rsim_qp *qp,
+				      const struct ib_send_wr *wr,
+				      const struct ib_send_wr **bad)
+{
+	const struct ib_send_wr *w;
+	size_t total = 0, off = 0;
+	u32 n;
+	s64 len;
+	u8 *buf;
+	int i;
+
+	for (w = wr, n = 0; w && n < qp->sq.max_wr; w = w->next, n++) {
+		if (!(w->send_flags & IB_SEND_INLINE))
+			continue;
+		len = rsim_wr_inline_len(qp, w);
+		if (len < 0)
+			break;
+		total += len;
+	}
+	if (!total)
+		return NULL;
+	buf = kmalloc(total, GFP_KERNEL);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+	for (w = wr, n = 0; w && off < total; w = w->next, n++) {
+		if (!(w->send_flags & IB_SEND_INLINE))
+			continue;
+		for (i = 0; i < w->num_sge; i++) {
+			const struct ib_sge *sge = &w->sg_list[i];
+
+			if (copy_from_user(buf + off,
+					   u64_to_user_ptr(sge->addr),
+					   sge->length)) {
+				kfree(buf);
+				*bad = w;
+				return ERR_PTR(-EFAULT);
+			}
+			off += sge->length;
+		}
+	}
+	return buf;
+}
+
 /*
  * RC and UC send WRs are queued and handed to the loopback engine
  * (dp.c), which runs small ones at once on this context and defers the
  * rest to the device's worker.
  *
- * Context: any; does not sleep.
+ * Context: any; does not sleep, but for a user QP's inline data, which
+ * is copied from user memory (uverbs posts from process context).
  */
 static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr)
@@ -780,9 +873,16 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct rsim_notify n = {};
 	enum ib_qp_state state;
 	unsigned long flags;
+	u8 *ubuf = NULL;
+	size_t uoff = 0;
 	bool run = false;
 	int err = 0;
 
+	if (ibqp->uobject) {
+		ubuf = rsim_post_send_user_inline(qp, wr, bad_wr);
+		if (IS_ERR(ubuf))
+			return PTR_ERR(ubuf);
+	}
 	spin_lock_irqsave(&qp->lock, flags);
 	state = qp->state;
 	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
@@ -801,7 +901,9 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		rsim_post_send_fill(rsim_wqe(&qp->sq, qp->sq.count), wr,
-				    inline_len, rsim_qp_is_ud(qp));
+				    inline_len, rsim_qp_is_ud(qp),
+				    ubuf && inline_len ? ubuf + uoff : NULL);
+		uoff += inline_len;
 		qp->sq.count++;
 	}
 	/* the error state completes what is posted with a flush */
@@ -811,6 +913,7 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		run = rsim_dp_claim_locked(qp, inl);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
+	kfree(ubuf);
 	rsim_notify_run(&n);
 	if (err)
 		*bad_wr = wr;

@@ -235,6 +235,8 @@ struct rsim_port {
 #define RSIM_PORT_WIDTHS	(IB_WIDTH_1X | IB_WIDTH_4X)	/* supported */
 #define RSIM_PORT_SPEEDS	1	/* LinkSpeedSupported: 2.5 Gb/s */
 #define RSIM_PORT_SPEEDS_EXT	3	/* 14.0625 and 25.78125 Gb/s */
+/* no IEEE OUI of its own: the "none" value, which rxe reports too */
+#define RSIM_VENDOR_ID		0xffffff
 #define RSIM_VENDOR_PART_ID	0x5153	/* "SQ" */
 #define RSIM_HW_VER		1
 #define RSIM_PORT_CAP_FLAGS	(IB_PORT_SM | IB_PORT_CM_SUP |		\
@@ -315,6 +317,9 @@ struct rsim_dp_stats {
  * @debugfs: /sys/kernel/debug/rdmasim/rdmasim<N>
  * @dp_wq: the data path's worker (dp.c): runs what a poster may not or
  *	need not run at once
+ * @atomic_lock: serializes the device's atomic operations (dp.c), so that
+ *	one compare-and-swap or fetch-and-add sees no other between its read
+ *	and its write; taken with BH off, outside the MRs' locks
  * @stats_lock: protects @dp
  * @dp: data path counters
  * @dp_test_hook: KUnit only: called by the engine after a WR executed and
@@ -338,6 +343,7 @@ struct rsim_dev {
 	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
 	struct workqueue_struct *dp_wq;
+	spinlock_t atomic_lock;	/* serializes atomic WRs; BH off */
 	spinlock_t stats_lock;	/* protects dp; taken with BH off */
 	struct rsim_dp_stats dp;
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -481,6 +487,8 @@ struct rsim_send_wqe {
 	u32 inv;
 	u64 remote_addr;
 	u32 rkey;
+	u64 compare_add;
+	u64 swap;
 	struct ib_mr *mr;
 	u32 key;
 	int access;

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdma-core-tests.py <rdma-core source> <device> [timeout s] [pattern...]
+#
+# rdma-core's own tests (tests/, pyverbs) on one RDMA device, as its
+# run_tests.py loads them, with one line per test on stdout:
+#
+#   RSIM-RDMACORE <device> <ok|skip|fail|error> <test id> [reason]
+#
+# (a skip's reason is unittest's, which names what the device lacks; a
+# fail or error's is the last line of its traceback), then
+#
+#   RSIM-RDMACORE <device> total <n> ok <n> skip <n> fail <n> error <n>
+#
+# A test still running after the timeout (default 120 s) is interrupted
+# (SIGALRM) and counted as an error, so that one hung test costs the run
+# no more than that. Patterns (fnmatch, on the test id) pick tests.
+# Runs inside the UML test kernel (scripts/uml-rdma-core-tests.sh) with
+# PYTHONPATH naming the build's pyverbs.
+
+import fnmatch
+import os
+import signal
+import sys
+import unittest
+from importlib.machinery import SourceFileLoader
+
+
+class Timeout(Exception):
+    pass
+
+
+def on_alarm(signum, frame):
+    raise Timeout("test timed out")
+
+
+class LineResult(unittest.TestResult):
+    def __init__(self, dev, counts):
+        super().__init__()
+        self.dev = dev
+        self.counts = counts
+
+    def line(self, status, test, reason=""):
+        self.counts[status] += 1
+        reason = " ".join(str(reason).split())
+        print(f"RSIM-RDMACORE {self.dev} {status} {test.id()} {reason}".rstrip(),
+              flush=True)
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.line("ok", test)
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self.line("skip", test, reason)
+
+    def addExpectedFailure(self, test, err):
+        super().addExpectedFailure(test, err)
+        self.line("ok", test, "expected failure")
+
+    def addUnexpectedSuccess(self, test):
+        super().addUnexpectedSuccess(test)
+        self.line("fail", test, "unexpected success")
+
+    @staticmethod
+    def why(err):
+        etype, value, _ = err
+        return f"{etype.__name__}: {value}"
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.line("fail", test, self.why(err))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.line("error", test, self.why(err))
+
+
+def flatten(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from flatten(t)
+        else:
+            yield t
+
+
+def main():
+    src, dev = sys.argv[1], sys.argv[2]
+    limit = int(sys.argv[3]) if len(sys.argv) > 3 else 120
+    patterns = sys.argv[4:]
+    sys.path.insert(0, os.path.join(src, "tests"))
+    from args_parser import parser
+    sys.argv = [sys.argv[0], "--dev", dev]
+    parser.parse_args()
+    tests = SourceFileLoader("tests", os.path.join(src, "tests",
+                                                  "__init__.py")).load_module()
+    loader = unittest.TestLoader()
+    suite = loader.loadTestsFromModule(tests)
+    counts = {"ok": 0, "skip": 0, "fail": 0, "error": 0}
+    result = LineResult(dev, counts)
+    signal.signal(signal.SIGALRM, on_alarm)
+    for test in flatten(suite):
+        if patterns and not any(fnmatch.fnmatch(test.id(), p)
+                                for p in patterns):
+            continue
+        signal.alarm(limit)
+        try:
+            test(result)
+        except Timeout as e:
+            result.addError(test, (Timeout, e, None))
+        finally:
+            signal.alarm(0)
+    total = sum(counts.values())
+    print(f"RSIM-RDMACORE {dev} total {total} ok {counts['ok']} "
+          f"skip {counts['skip']} fail {counts['fail']} "
+          f"error {counts['error']}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

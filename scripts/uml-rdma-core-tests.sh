@@ -1,0 +1,38 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim: rdma-core's own tests (tests/, pyverbs) on rdmasim0 and on
+# rxe0, one after the other in the same boot, sourced by uml-init.sh for
+# the "rdmacore" part with rdmasim0, rxe0 and siw0 up. scripts/rdma-core-
+# tests.py runs them (a timeout per test) and prints one RSIM-RDMACORE line
+# per test and a total per device, which go to the console as they come;
+# scripts/rdma-core-judge.py judges them on the host. RSIM_RDMA_CORE_ENV
+# names the build's rsim-env.sh; the provider is RSIM_MODDIR's. Uses say()
+# and check() from uml-init.sh.
+
+# shellcheck disable=SC1090 # the build's
+. "$RSIM_RDMA_CORE_ENV"
+# the tests make temporary files (XRC's shared file, ...): / is read-only
+mkdir -p /run/tmp
+export TMPDIR=/run/tmp
+export PYTHONPATH="$RSIM_RDMA_CORE_PYTHONPATH"
+export LD_LIBRARY_PATH="$RSIM_RDMA_CORE_LIB"
+export RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
+
+# rdma_core_tests dev: every test on dev, each line to the console
+rdma_core_tests() {
+	local l
+	say "RSIM-RDMACORE-BEGIN $1"
+	python3 "$RSIM_TOP/scripts/rdma-core-tests.py" "$RSIM_RDMA_CORE_SRC" "$1" \
+		"${RSIM_RDMA_CORE_TIMEOUT:-120}" ${RSIM_RDMA_CORE_TESTS:-} 2>/run/rdma-core.err |
+		while IFS= read -r l; do say "$l"; done
+	[ -s /run/rdma-core.err ] && while IFS= read -r l; do
+		say "RSIM-RDMACORE-STDERR $1: $l"
+	done </run/rdma-core.err
+	say "RSIM-RDMACORE-END $1"
+}
+
+part rdmacore
+for dev in ${RSIM_RDMA_CORE_DEVS:-rdmasim0 rxe0}; do
+	rdma_core_tests "$dev"
+done
