@@ -88,7 +88,6 @@ static const char *errname(int e)
 	case EBADF: return "EBADF";
 	case ENODEV: return "ENODEV";
 	case EACCES: return "EACCES";
-	case ENOSYS: return "ENOSYS";
 	}
 	snprintf(buf, sizeof(buf), "errno%d", e);
 	return buf;
@@ -604,11 +603,12 @@ static int ud_send_through(struct ibv_ah *ah)
 	struct ibv_qp *qp = NULL;
 	struct ibv_mr *mr = NULL;
 	unsigned char *buf;
-	int i, ret = EIO, got_send = 0, got_recv = 0;
+	int i, ret = ENOMEM, got_send = 0, got_recv = 0;
 
 	buf = pattern_buf(MR_LEN, 21);
 	if (!buf)
-		return ENOMEM;
+		return ret;
+	ret = EIO;
 	memset(buf, 0, UD_GRH + UD_LEN);
 	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
 	if (!cq)
