@@ -9,9 +9,12 @@
 # binaries through hostfs with RDMAV_DRIVERS naming the provider (the
 # build's etc/libibverbs.d is not written: hostfs is mounted read-only),
 # and what they print is checked against sysfs and rdmasim's debugfs;
-# then ibv_rc_pingpong runs between two processes on rdmasim0.
-# Uses check(), capture(), has_line() and say() from uml-init.sh, and $IB,
-# $DBG and RSIM_MODDIR from uml-selftest.sh.
+# then ibv_rc_pingpong runs between two processes on rdmasim0, and
+# tools/provider's rsim_verbs_test (DMA handles and bad input through
+# libibverbs) with its errnos checked and nothing left behind.
+# Uses check(), capture(), has_line() and say() from uml-init.sh, $IB,
+# $DBG and RSIM_MODDIR from uml-selftest.sh, and lines(), res_line(),
+# res_count() and copy_file() from uml-selftest-dmah.sh.
 
 # pv_kv file key: the value of the first "key[:] value" line of file in $val
 pv_kv() {
@@ -146,6 +149,109 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 			has_line /run/pp-cli "*100 iters in*"
 	}
 	check "provider_ibv_rc_pingpong" provider_rc_pingpong
+
+	# tools/provider's rsim_verbs_test: DMA handles (every row of the
+	# attribute table), MRs bound to them, busy objects, invalid handles
+	# and double frees through libibverbs; its "<what> <case> <errno>"
+	# lines against Documentation/rdmasim.rst's table, and nothing it
+	# made may outlive it (restrack's and rdmasim's counts as before)
+	capture /run/verbs-res0 rdma res show
+	copy_file "$DBG/rdmasim0/resources" /run/verbs-dbg0
+	rc=0
+	capture /run/verbs env RDMAV_DRIVERS="$PROVIDER" \
+		"$RSIM_MODDIR/tools/provider/rsim_verbs_test" -d rdmasim0 || rc=$?
+	echo "exit $rc" >>/run/verbs
+	capture /run/verbs-res1 rdma res show
+	copy_file "$DBG/rdmasim0/resources" /run/verbs-dbg1
+	while IFS= read -r l; do
+		say "RSIM-PROVIDER verbs: $l"
+	done </run/verbs
+
+	verbs_ran_clean() {
+		has_line /run/verbs "exit 0" &&
+			has_line /run/verbs "result PASS (0 failures)" &&
+			! has_line /run/verbs "FAIL*" >/dev/null
+	}
+	check "provider_verbs_every_expectation" verbs_ran_clean
+	check "provider_verbs_dmah_valid" lines /run/verbs \
+		"dmah cpu_vm_ph0 0" "dmah cpu_vm_ph3 0" "dmah cpu_pm_ph2 0" \
+		"dmah ph_only 0"
+	check "provider_verbs_dmah_einval" lines /run/verbs \
+		"dmah no_attrs EINVAL" "dmah cpu_vm_no_ph EINVAL" \
+		"dmah cpu_no_mem_type EINVAL" "dmah mem_type_no_cpu EINVAL" \
+		"dmah cpu_nr_cpu_ids EINVAL" "dmah cpu_0xffffffff EINVAL" \
+		"dmah ph4 EINVAL" "dmah ph255 EINVAL"
+	check "provider_verbs_dmah_mem_type" lines /run/verbs \
+		"dmah mem_type_id2 EOPNOTSUPP" "dmah mem_type_id255 EOPNOTSUPP"
+	# libibverbs sends what comp_mask names and ignores bits it lacks
+	check "provider_verbs_dmah_comp_mask" lines /run/verbs \
+		"dmah unmasked_bad_fields 0" "dmah unknown_mask_bit 0"
+	provider_verbs_outside_affinity() {
+		local possible
+		read -r possible </sys/devices/system/cpu/possible
+		if [ "$possible" = 0 ]; then
+			has_line /run/verbs "dmah cpu_outside_affinity skipped (1 cpu)"
+		else
+			has_line /run/verbs "dmah cpu_outside_affinity EPERM"
+		fi
+	}
+	check "provider_verbs_dmah_outside_affinity" provider_verbs_outside_affinity
+	check "provider_verbs_mr_dmah" lines /run/verbs \
+		"mr vm_reg 0" "mr vm_free_dmah_busy EBUSY" "mr vm_dereg 0" \
+		"mr vm_free_dmah 0" "mr pm_reg 0" "mr pm_free_dmah_busy EBUSY" \
+		"mr pm_dereg 0" "mr pm_free_dmah 0"
+	check "provider_verbs_mr_dmah_bad" lines /run/verbs \
+		"mr reg_ex_dmah_no_addr_mask EINVAL" "mr reg_ex_dmah_len0 EINVAL" \
+		"mr reg_ex_dmah_unmapped EFAULT" "mr reg_ex_bogus_dmah ENOENT" \
+		"mr reg_ex_pd_as_dmah EINVAL" "mr bad_free_dmah 0" \
+		"dmah double_free ENOENT"
+	check "provider_verbs_mr_bad" lines /run/verbs \
+		"mr reg_remote_write_no_local_write EINVAL" \
+		"mr reg_remote_atomic EOPNOTSUPP" "mr reg_len0 EINVAL" \
+		"mr reg_null_addr EFAULT"
+	check "provider_verbs_busy" lines /run/verbs \
+		"busy dealloc_pd_with_mr EBUSY" "busy destroy_cq_with_qp EBUSY" \
+		"busy mr_after_dealloc_pd_write 0" "busy dereg_mr 0" \
+		"busy dealloc_pd 0"
+	check "provider_verbs_limits" lines /run/verbs \
+		"cq cqe_over_max_cqe EINVAL" "cq cqe0 EINVAL" \
+		"qp max_send_wr_over_max_qp_wr EINVAL"
+	# user AHs (create_user_ah): a UD send through one, bad ones refused
+	check "provider_verbs_user_ah" lines /run/verbs \
+		"ah create 0" "ah ud_send_to_self 0" "ah destroy 0" \
+		"ah dlid0 EINVAL" "ah port2 EINVAL" "ah sl16 EINVAL"
+	check "provider_verbs_bogus_and_double" lines /run/verbs \
+		"bogus dealloc_pd ENOENT" "bogus dereg_mr ENOENT" \
+		"bogus destroy_cq ENOENT" "bogus destroy_qp ENOENT" \
+		"double dealloc_pd_again ENOENT" "double dereg_mr_again ENOENT" \
+		"double destroy_cq_again ENOENT" "double destroy_qp_again ENOENT"
+	check "provider_verbs_other_context" lines /run/verbs \
+		"ctx2 dealloc_pd_of_ctx2 ENOENT" "ctx2 dealloc_dmah_busy EBUSY" \
+		"ctx2 close 0"
+
+	provider_verbs_restrack_unchanged() {
+		local before
+		res_line /run/verbs-res0 || return 1
+		before=$val
+		res_line /run/verbs-res1 || return 1
+		echo "before: $before"
+		echo "after:  $val"
+		[ "$before" = "$val" ]
+	}
+	check "provider_verbs_restrack_unchanged" provider_verbs_restrack_unchanged
+	provider_verbs_counts_unchanged() {
+		local t before
+		for t in pd mr cq qp ah dmah; do
+			res_count /run/verbs-dbg0 $t || return 1
+			before=$val
+			res_count /run/verbs-dbg1 $t || return 1
+			[ "$before" = "$val" ] || {
+				echo "$t: $before before, $val after"
+				return 1
+			}
+		done
+	}
+	check "provider_verbs_counts_unchanged" provider_verbs_counts_unchanged
 else
 	say "RSIM-PROVIDER skipped: no RSIM_RDMA_CORE_ENV (no rdma-core build)"
 fi

@@ -78,7 +78,10 @@ int rsim_ah_attr_check(const struct rdma_ah_attr *ah)
 
 /*
  * Address handles are created from atomic context too (without
- * RDMA_CREATE_AH_SLEEPABLE): nothing here sleeps.
+ * RDMA_CREATE_AH_SLEEPABLE): nothing here sleeps. A user AH (uverbs'
+ * create_ah, @udata set) is the same object: the provider sends no driver
+ * data and gets none back, and the kernel's post_send command hands the
+ * data path the AH as a kernel ULP would.
  */
 static int rsim_create_ah(struct ib_ah *ibah,
 			  struct rdma_ah_init_attr *init_attr,
@@ -88,6 +91,10 @@ static int rsim_create_ah(struct ib_ah *ibah,
 	struct rsim_ah *ah = to_rsim_ah(ibah);
 	int err;
 
+	/* a request the device cannot parse is refused, not ignored */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
 	err = rsim_ah_attr_check(init_attr->ah_attr);
 	if (err)
 		return err;

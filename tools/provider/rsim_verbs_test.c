@@ -1,0 +1,1120 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rsim_verbs_test: DMA handles and bad input through rdmasim's libibverbs
+ * provider (tools/provider), the way an application meets them: the
+ * public verbs API of rdma-core's libibverbs, nothing else on the wire.
+ *
+ * It covers what tools/dmah/rsim_dmah.c does with raw ioctls, as far as
+ * libibverbs can express it:
+ *
+ *  - ibv_alloc_dmah() with every row of the kernel's attribute rules
+ *    (struct ibv_dmah_init_attr's comp_mask says which attributes are
+ *    sent: IBV_DMAH_INIT_ATTR_MASK_CPU_ID, _PH, _TPH_MEM_TYPE), including
+ *    out-of-range values and a CPU outside the process's affinity;
+ *  - ibv_reg_mr_ex() with IBV_REG_MR_MASK_DMAH, the handle refused by
+ *    ibv_dealloc_dmah() (EBUSY) while the MR holds it, freed after
+ *    ibv_dereg_mr(); a failed registration keeps no reference;
+ *  - bad input: a PD with a live MR (EBUSY, the MR still usable), a CQ a
+ *    QP uses (EBUSY), bad access flags, empty and unmapped MRs, CQ and QP
+ *    sizes beyond the device's limits, address handles (a UD send to
+ *    itself through one; bad ones refused), objects of another context,
+ *    invalid handles and double frees.
+ *
+ * Invalid handles and double frees are made without undefined behaviour:
+ * a copy of the object the provider allocated (the same size: struct
+ * ibv_pd, ibv_cq, ibv_qp, or the provider's verbs_mr and verbs_dmah of
+ * rdma-core's infiniband/driver.h) is allocated on the heap, its handle
+ * changed to a number the context does not use (or left as it was, for a
+ * double free after the real object is gone), and passed to the verb.
+ * The kernel refuses it; the provider frees an object only when the
+ * kernel succeeded, so the copy is freed here afterwards (had the kernel
+ * wrongly succeeded the provider would free the heap copy, still no
+ * double free).
+ *
+ * Prints one "<what> <case> <errno name or 0>" line per case (the
+ * selftest, scripts/uml-selftest-provider.sh, reads them), "FAIL ..." for
+ * every expectation that does not hold, "result PASS (0 failures)" or
+ * "result FAIL (<n> failures)" last, and exits 0 only when every one held.
+ *
+ *   RDMAV_DRIVERS=<tools/provider>/librdmasim rsim_verbs_test [-d rdmasim0]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <infiniband/driver.h>
+
+#define MR_LEN (64 * 1024)
+#define MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | \
+		   IBV_ACCESS_REMOTE_WRITE)
+/* a handle number no context of this program gets near */
+#define BOGUS_HANDLE 0x7ffffu
+
+/* the device's context, its PD and limits */
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_device_attr dev_attr;
+static uint16_t port_lid;
+static int failures;
+
+/* the CPUs: how many the kernel may have, which ones we may run on */
+static int nr_cpu_ids;
+static cpu_set_t allowed;
+static int cpu_ok;
+
+static const char *errname(int e)
+{
+	static char buf[16];
+
+	switch (e) {
+	case 0: return "0";
+	case EINVAL: return "EINVAL";
+	case EPERM: return "EPERM";
+	case EBUSY: return "EBUSY";
+	case ENOENT: return "ENOENT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case EFAULT: return "EFAULT";
+	case ENOMEM: return "ENOMEM";
+	case ENOSPC: return "ENOSPC";
+	case EIO: return "EIO";
+	case EBADF: return "EBADF";
+	case ENODEV: return "ENODEV";
+	case EACCES: return "EACCES";
+	}
+	snprintf(buf, sizeof(buf), "errno%d", e);
+	return buf;
+}
+
+/* expect what case got want: print the measured line, count a mismatch */
+static int expect(const char *what, const char *name, int got, int want)
+{
+	printf("%s %s %s\n", what, name, errname(got));
+	if (got != want) {
+		printf("FAIL %s %s: %s, expected %s\n", what, name,
+		       errname(got), errname(want));
+		failures++;
+	}
+	return got;
+}
+
+/* expect_ptr: a constructor's result (NULL and errno, or an object) */
+static int expect_ptr(const char *what, const char *name, const void *p,
+		      int want)
+{
+	return expect(what, name, p ? 0 : (errno ? errno : EIO), want);
+}
+
+static void fail(const char *what, const char *why)
+{
+	printf("FAIL %s: %s\n", what, why);
+	failures++;
+}
+
+/* a heap copy of an object the provider allocated with <size> bytes */
+static void *forge(const void *obj, size_t size, const uint32_t *field,
+		   uint32_t handle)
+{
+	char *c = malloc(size);
+
+	if (!c)
+		return NULL;
+	memcpy(c, obj, size);
+	/* the handle field, at the same offset in the copy */
+	memcpy(c + ((const char *)field - (const char *)obj), &handle,
+	       sizeof(handle));
+	return c;
+}
+
+static struct ibv_pd *forge_pd(struct ibv_pd *p, uint32_t handle)
+{
+	return forge(p, sizeof(*p), &p->handle, handle);
+}
+
+static struct ibv_mr *forge_mr(struct ibv_mr *m, uint32_t handle)
+{
+	struct verbs_mr *v = verbs_get_mr(m), *c;
+
+	c = forge(v, sizeof(*v), &v->ibv_mr.handle, handle);
+	return c ? &c->ibv_mr : NULL;
+}
+
+static struct ibv_dmah *forge_dmah(struct ibv_dmah *d, uint32_t handle)
+{
+	struct verbs_dmah *v = verbs_get_dmah(d), *c;
+
+	c = forge(v, sizeof(*v), &v->handle, handle);
+	return c ? &c->dmah : NULL;
+}
+
+static void unforge_mr(struct ibv_mr *m)
+{
+	free(verbs_get_mr(m));
+}
+
+static void unforge_dmah(struct ibv_dmah *d)
+{
+	free(verbs_get_dmah(d));
+}
+
+static struct ibv_cq *forge_cq(struct ibv_cq *q, uint32_t handle)
+{
+	return forge(q, sizeof(*q), &q->handle, handle);
+}
+
+static struct ibv_qp *forge_qp(struct ibv_qp *q, uint32_t handle)
+{
+	return forge(q, sizeof(*q), &q->handle, handle);
+}
+
+static void *pattern_buf(size_t len, int seed)
+{
+	unsigned char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t i;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)(i * 7 + seed);
+	return p;
+}
+
+static int read_nr_cpu_ids(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	char buf[256], *p;
+	long last = 0;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	/* "0", "0-1", "0-3,8-11": the last number is the highest */
+	for (p = buf; *p; p++)
+		if (p == buf || p[-1] == '-' || p[-1] == ',')
+			last = strtol(p, NULL, 10);
+	return last + 1;
+}
+
+/* ibv_alloc_dmah's result: 0 and the handle, or the errno */
+static int alloc_dmah(struct ibv_context *c, uint32_t mask, uint32_t cpu,
+		      int mem, int ph, struct ibv_dmah **out)
+{
+	struct ibv_dmah_init_attr a = {
+		.comp_mask = mask,
+		.cpu_id = cpu,
+		.ph = (uint8_t)ph,
+		.tph_mem_type = (uint8_t)mem,
+	};
+
+	errno = 0;
+	*out = ibv_alloc_dmah(c, &a);
+	return *out ? 0 : (errno ? errno : EIO);
+}
+
+#define M_CPU IBV_DMAH_INIT_ATTR_MASK_CPU_ID
+#define M_PH IBV_DMAH_INIT_ATTR_MASK_PH
+#define M_MEM IBV_DMAH_INIT_ATTR_MASK_TPH_MEM_TYPE
+#define M_ALL (M_CPU | M_PH | M_MEM)
+
+/* dmah_case name mask cpu mem ph want: allocate; free what was allocated */
+static void dmah_case(const char *name, uint32_t mask, uint32_t cpu, int mem,
+		      int ph, int want)
+{
+	struct ibv_dmah *d;
+	int ret;
+
+	if (!expect("dmah", name, alloc_dmah(ctx, mask, cpu, mem, ph, &d),
+		    want)) {
+		ret = ibv_dealloc_dmah(d);
+		if (ret) {
+			printf("FAIL dmah %s: freeing it: %s\n", name,
+			       errname(ret));
+			failures++;
+		}
+	}
+}
+
+/*
+ * The kernel's table (Documentation/rdmasim.rst, "Userspace access and
+ * DMA handles"), as far as ibv_dmah_init_attr can say it: libibverbs
+ * sends the attributes comp_mask names, with the values as given, and
+ * rejects nothing itself. What it cannot say (an attribute's length, one
+ * twice, reserved bits, unknown attribute ids) rsim_dmah covers.
+ */
+static void dmah_table(void)
+{
+	char name[32];
+	int ph;
+
+	for (ph = 0; ph <= 3; ph++) {
+		snprintf(name, sizeof(name), "cpu_vm_ph%d", ph);
+		dmah_case(name, M_ALL, cpu_ok, IBV_TPH_MEM_TYPE_VM, ph, 0);
+	}
+	dmah_case("cpu_pm_ph2", M_ALL, cpu_ok, IBV_TPH_MEM_TYPE_PM, 2, 0);
+	dmah_case("ph_only", M_PH, 0, 0, 0, 0);
+	dmah_case("ph_only3", M_PH, 0, 0, 3, 0);
+
+	/* the driver's rules (mlx5's): PH is a must; CPU and type together */
+	dmah_case("no_attrs", 0, 0, 0, 0, EINVAL);
+	dmah_case("cpu_vm_no_ph", M_CPU | M_MEM, cpu_ok, IBV_TPH_MEM_TYPE_VM,
+		  0, EINVAL);
+	dmah_case("cpu_no_mem_type", M_CPU | M_PH, cpu_ok, 0, 0, EINVAL);
+	dmah_case("mem_type_no_cpu", M_MEM | M_PH, 0, IBV_TPH_MEM_TYPE_PM, 0,
+		  EINVAL);
+	dmah_case("cpu_only", M_CPU, cpu_ok, 0, 0, EINVAL);
+	dmah_case("mem_type_only", M_MEM, 0, IBV_TPH_MEM_TYPE_VM, 0, EINVAL);
+
+	/* the core's: cpu_id < nr_cpu_ids, ph in 2 bits */
+	dmah_case("cpu_nr_cpu_ids", M_ALL, nr_cpu_ids, IBV_TPH_MEM_TYPE_VM, 0,
+		  EINVAL);
+	dmah_case("cpu_0xffff", M_ALL, 0xffff, IBV_TPH_MEM_TYPE_VM, 0, EINVAL);
+	dmah_case("cpu_0xffffffff", M_ALL, 0xffffffffu, IBV_TPH_MEM_TYPE_VM, 0,
+		  EINVAL);
+	dmah_case("ph4", M_PH, 0, 0, 4, EINVAL);
+	dmah_case("ph255", M_PH, 0, 0, 255, EINVAL);
+
+	/* the ioctl parser's: a memory type the kernel's enum does not have */
+	dmah_case("mem_type_id2", M_ALL, cpu_ok, 2, 0, EOPNOTSUPP);
+	dmah_case("mem_type_id255", M_ALL, cpu_ok, 255, 0, EOPNOTSUPP);
+
+	/*
+	 * libibverbs' own leniency: fields comp_mask does not name are not
+	 * sent, and comp_mask bits it does not know are ignored, not refused
+	 */
+	dmah_case("unmasked_bad_fields", M_PH, 0xffffffffu, 255, 1, 0);
+	dmah_case("unknown_mask_bit", M_PH | (1u << 3), 0, 0, 0, 0);
+	dmah_case("unknown_mask_bit31", M_PH | (1u << 31), 0, 0, 0, 0);
+}
+
+/*
+ * A CPU the process may not run on: with one CPU there is none; with
+ * more, the process first gives up all but its first allowed CPU.
+ */
+static void dmah_outside_affinity(void)
+{
+	cpu_set_t one;
+	int cpu, other = -1, restricted = 0;
+
+	for (cpu = 0; cpu < nr_cpu_ids && cpu < CPU_SETSIZE; cpu++)
+		if (!CPU_ISSET(cpu, &allowed)) {
+			other = cpu;
+			break;
+		}
+	if (other < 0 && nr_cpu_ids >= 2) {
+		CPU_ZERO(&one);
+		CPU_SET(cpu_ok, &one);
+		if (sched_setaffinity(0, sizeof(one), &one)) {
+			fail("dmah cpu_outside_affinity", "sched_setaffinity");
+			return;
+		}
+		restricted = 1;
+		other = cpu_ok ? 0 : 1;
+	}
+	if (other < 0) {
+		printf("dmah cpu_outside_affinity skipped (1 cpu)\n");
+		return;
+	}
+	dmah_case("cpu_outside_affinity", M_ALL, other, IBV_TPH_MEM_TYPE_VM, 0,
+		  EPERM);
+	if (restricted && sched_setaffinity(0, sizeof(allowed), &allowed))
+		fail("dmah cpu_outside_affinity", "restoring the affinity");
+}
+
+/* ibv_reg_mr_ex over [addr, addr + len) with <dmah> (or none) */
+static int reg_mr_ex(struct ibv_pd *p, void *addr, size_t len, int access,
+		     uint64_t mask, struct ibv_dmah *d, struct ibv_mr **out)
+{
+	struct ibv_mr_init_attr a = {
+		.length = len,
+		.access = access,
+		.comp_mask = mask,
+		.addr = addr,
+		.dmah = d,
+	};
+
+	errno = 0;
+	*out = ibv_reg_mr_ex(p, &a);
+	return *out ? 0 : (errno ? errno : EIO);
+}
+
+#define MR_MASK_DMAH (IBV_REG_MR_MASK_ADDR | IBV_REG_MR_MASK_DMAH)
+
+/* an MR bound to a handle of memory type <mem>: the handle is held */
+static void mr_with_dmah(const char *tag, int mem)
+{
+	struct ibv_dmah *d;
+	struct ibv_mr *mr;
+	char name[48];
+	void *buf;
+
+	buf = pattern_buf(MR_LEN, 3);
+	if (!buf) {
+		fail("mr", "mmap");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s_alloc_dmah", tag);
+	if (expect("mr", name, alloc_dmah(ctx, M_ALL, cpu_ok, mem, 1, &d), 0))
+		goto out;
+	snprintf(name, sizeof(name), "%s_reg", tag);
+	if (expect("mr", name, reg_mr_ex(pd, buf, MR_LEN, MR_ACCESS,
+					 MR_MASK_DMAH, d, &mr), 0)) {
+		ibv_dealloc_dmah(d);
+		goto out;
+	}
+	if (mr->addr != buf || mr->length != MR_LEN || mr->pd != pd)
+		fail("mr", "reg_mr_ex's MR does not describe the buffer");
+	snprintf(name, sizeof(name), "%s_free_dmah_busy", tag);
+	expect("mr", name, ibv_dealloc_dmah(d), EBUSY);
+	snprintf(name, sizeof(name), "%s_dereg", tag);
+	expect("mr", name, ibv_dereg_mr(mr), 0);
+	snprintf(name, sizeof(name), "%s_free_dmah", tag);
+	expect("mr", name, ibv_dealloc_dmah(d), 0);
+out:
+	munmap(buf, MR_LEN);
+}
+
+/*
+ * Registrations with a handle that fail (in libibverbs, the core, the
+ * driver, pinning): none may keep a reference on the handle.
+ */
+static void mr_dmah_bad(void)
+{
+	struct ibv_dmah *d, *fd;
+	struct ibv_mr *mr;
+	void *buf, *gone;
+
+	buf = pattern_buf(MR_LEN, 5);
+	gone = pattern_buf(MR_LEN, 6);
+	if (!buf || !gone) {
+		fail("mr", "mmap");
+		return;
+	}
+	munmap(gone, MR_LEN);
+	if (expect("mr", "bad_alloc_dmah",
+		   alloc_dmah(ctx, M_PH, 0, 0, 2, &d), 0))
+		goto out;
+	/* libibverbs: an address-based MR needs IBV_REG_MR_MASK_ADDR */
+	expect("mr", "reg_ex_dmah_no_addr_mask",
+	       reg_mr_ex(pd, buf, MR_LEN, MR_ACCESS, IBV_REG_MR_MASK_DMAH, d,
+			 &mr), EINVAL);
+	expect("mr", "reg_ex_dmah_len0",
+	       reg_mr_ex(pd, buf, 0, MR_ACCESS, MR_MASK_DMAH, d, &mr), EINVAL);
+	expect("mr", "reg_ex_dmah_remote_write_only",
+	       reg_mr_ex(pd, buf, MR_LEN, IBV_ACCESS_REMOTE_WRITE,
+			 MR_MASK_DMAH, d, &mr), EINVAL);
+	expect("mr", "reg_ex_dmah_unmapped",
+	       reg_mr_ex(pd, gone, MR_LEN, MR_ACCESS, MR_MASK_DMAH, d, &mr),
+	       EFAULT);
+	/* a handle number the context does not have */
+	fd = forge_dmah(d, BOGUS_HANDLE);
+	if (fd) {
+		expect("mr", "reg_ex_bogus_dmah",
+		       reg_mr_ex(pd, buf, MR_LEN, MR_ACCESS, MR_MASK_DMAH, fd,
+				 &mr), ENOENT);
+		expect("dmah", "free_bogus_handle", ibv_dealloc_dmah(fd),
+		       ENOENT);
+		unforge_dmah(fd);
+	}
+	/* and the PD's number as a DMA handle: another type of object */
+	fd = forge_dmah(d, pd->handle);
+	if (fd) {
+		expect("mr", "reg_ex_pd_as_dmah",
+		       reg_mr_ex(pd, buf, MR_LEN, MR_ACCESS, MR_MASK_DMAH, fd,
+				 &mr), EINVAL);
+		expect("dmah", "free_pd_as_dmah", ibv_dealloc_dmah(fd), EINVAL);
+		unforge_dmah(fd);
+	}
+	/* no reference kept by any of them */
+	fd = forge_dmah(d, verbs_get_dmah(d)->handle);
+	if (expect("mr", "bad_free_dmah", ibv_dealloc_dmah(d), 0) == 0 && fd)
+		expect("dmah", "double_free", ibv_dealloc_dmah(fd), ENOENT);
+	if (fd)
+		unforge_dmah(fd);
+out:
+	munmap(buf, MR_LEN);
+}
+
+/* ibv_reg_mr's result: 0 and the MR, or the errno */
+static int reg_mr(struct ibv_pd *p, void *addr, size_t len, int access,
+		  struct ibv_mr **out)
+{
+	errno = 0;
+	*out = ibv_reg_mr(p, addr, len, access);
+	return *out ? 0 : (errno ? errno : EIO);
+}
+
+/* bad registrations through ibv_reg_mr; each must leave nothing behind */
+static void mr_bad(void)
+{
+	struct ibv_mr *mr;
+	void *buf, *gone;
+
+	buf = pattern_buf(MR_LEN, 9);
+	gone = pattern_buf(MR_LEN, 10);
+	if (!buf || !gone) {
+		fail("mr", "mmap");
+		return;
+	}
+	munmap(gone, MR_LEN);
+	expect("mr", "reg_remote_write_no_local_write",
+	       reg_mr(pd, buf, MR_LEN, IBV_ACCESS_REMOTE_WRITE, &mr), EINVAL);
+	expect("mr", "reg_remote_atomic_no_local_write",
+	       reg_mr(pd, buf, MR_LEN, IBV_ACCESS_REMOTE_ATOMIC, &mr), EINVAL);
+	/* rdmasim executes no atomics (atomic_cap IBV_ATOMIC_NONE) */
+	expect("mr", "reg_remote_atomic",
+	       reg_mr(pd, buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE |
+		      IBV_ACCESS_REMOTE_ATOMIC, &mr), EOPNOTSUPP);
+	expect("mr", "reg_unknown_access_bit30",
+	       reg_mr(pd, buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE | (1 << 30),
+		      &mr), EINVAL);
+	expect("mr", "reg_len0", reg_mr(pd, buf, 0, MR_ACCESS, &mr), EINVAL);
+	expect("mr", "reg_null_addr", reg_mr(pd, NULL, MR_LEN, MR_ACCESS, &mr),
+	       EFAULT);
+	expect("mr", "reg_unmapped", reg_mr(pd, gone, MR_LEN, MR_ACCESS, &mr),
+	       EFAULT);
+	expect("mr", "reg_len_over_max_mr_size",
+	       reg_mr(pd, buf, dev_attr.max_mr_size + 1, MR_ACCESS, &mr),
+	       EINVAL);
+	munmap(buf, MR_LEN);
+}
+
+/* RC QP to itself: a send from one buffer into another */
+static int qp_to(struct ibv_qp *qp, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr a = { .qp_state = state };
+	int mask = IBV_QP_STATE;
+
+	switch (state) {
+	case IBV_QPS_INIT:
+		a.pkey_index = 0;
+		a.port_num = 1;
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+		break;
+	case IBV_QPS_RTR:
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = qp->qp_num;
+		a.rq_psn = 0;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 12;
+		a.ah_attr.dlid = port_lid;
+		a.ah_attr.port_num = 1;
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			IBV_QP_MIN_RNR_TIMER;
+		break;
+	case IBV_QPS_RTS:
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.sq_psn = 0;
+		a.max_rd_atomic = 1;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
+		break;
+	default:
+		break;
+	}
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+/* one completion within about a second; its status, or -1 */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int i, n;
+
+	for (i = 0; i < 1000; i++) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			return -1;
+		if (n == 1)
+			return wc->status;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/* an RDMA write through <mr> (local source) into <dst>: 0 if it landed */
+static int rdma_write_through(struct ibv_qp *qp, struct ibv_cq *cq,
+			      struct ibv_mr *mr, struct ibv_mr *dst)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)mr->addr,
+		.length = 4096,
+		.lkey = mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 42,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma.remote_addr = (uintptr_t)dst->addr,
+		.wr.rdma.rkey = dst->rkey,
+	}, *bad;
+	struct ibv_wc wc;
+
+	memset(dst->addr, 0, 4096);
+	if (ibv_post_send(qp, &wr, &bad))
+		return -1;
+	if (poll_one(cq, &wc) != IBV_WC_SUCCESS || wc.wr_id != 42)
+		return -1;
+	return memcmp(mr->addr, dst->addr, 4096) ? -1 : 0;
+}
+
+#define UD_QKEY 0x11111111
+#define UD_GRH 40
+#define UD_LEN 64
+
+/*
+ * A UD send from a QP to itself through a user AH: the kernel's post_send
+ * command carries the AH's handle, the data path its address vector.
+ * 0 if the message arrived whole, or an errno.
+ */
+static int ud_send_through(struct ibv_ah *ah)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 2, .max_recv_wr = 2,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a = {};
+	struct ibv_sge rs, ss;
+	struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &rs, .num_sge = 1 },
+			   *rbad;
+	struct ibv_send_wr swr = {
+		.wr_id = 2, .sg_list = &ss, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *sbad;
+	struct ibv_wc wc;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp = NULL;
+	struct ibv_mr *mr = NULL;
+	unsigned char *buf;
+	int i, ret = ENOMEM, got_send = 0, got_recv = 0;
+
+	buf = pattern_buf(MR_LEN, 21);
+	if (!buf)
+		return ret;
+	ret = EIO;
+	memset(buf, 0, UD_GRH + UD_LEN);
+	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	if (!cq)
+		goto out;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	qp = ibv_create_qp(pd, &qa);
+	if (reg_mr(pd, buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE, &mr) || !qp)
+		goto out;
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = UD_QKEY;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		goto out;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		goto out;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		goto out;
+	rs.addr = (uintptr_t)buf;
+	rs.length = UD_GRH + UD_LEN;
+	rs.lkey = mr->lkey;
+	ss.addr = (uintptr_t)buf + 4096;
+	ss.length = UD_LEN;
+	ss.lkey = mr->lkey;
+	swr.wr.ud.ah = ah;
+	swr.wr.ud.remote_qpn = qp->qp_num;
+	swr.wr.ud.remote_qkey = UD_QKEY;
+	if (ibv_post_recv(qp, &rwr, &rbad) || ibv_post_send(qp, &swr, &sbad))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		if (poll_one(cq, &wc) != IBV_WC_SUCCESS)
+			goto out;
+		if (wc.wr_id == 2)
+			got_send = 1;
+		if (wc.wr_id == 1 && wc.byte_len == UD_GRH + UD_LEN &&
+		    wc.src_qp == qp->qp_num)
+			got_recv = 1;
+	}
+	if (got_send && got_recv &&
+	    !memcmp(buf + UD_GRH, buf + 4096, UD_LEN))
+		ret = 0;
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	munmap(buf, MR_LEN);
+	return ret;
+}
+
+/*
+ * Objects in use: a PD with a live MR, a CQ a QP uses. Both refused with
+ * EBUSY and still usable after: the MR carries an RDMA write over a QP
+ * connected to itself.
+ */
+static void busy_objects(void)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_mr *mr = NULL, *dst = NULL;
+	struct ibv_qp *qp = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_pd *p2;
+	void *buf, *buf2;
+
+	buf = pattern_buf(MR_LEN, 13);
+	buf2 = pattern_buf(MR_LEN, 14);
+	if (!buf || !buf2) {
+		fail("busy", "mmap");
+		return;
+	}
+	errno = 0;
+	p2 = ibv_alloc_pd(ctx);
+	if (expect_ptr("busy", "alloc_pd", p2, 0))
+		goto out;
+	if (expect("busy", "reg_mr", reg_mr(p2, buf, MR_LEN, MR_ACCESS, &mr),
+		   0) ||
+	    expect("busy", "reg_mr_dst",
+		   reg_mr(p2, buf2, MR_LEN, MR_ACCESS, &dst), 0))
+		goto out_mr;
+	expect("busy", "dealloc_pd_with_mr", ibv_dealloc_pd(p2), EBUSY);
+
+	errno = 0;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (expect_ptr("busy", "create_cq", cq, 0))
+		goto out_mr;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	errno = 0;
+	qp = ibv_create_qp(p2, &qa);
+	if (expect_ptr("busy", "create_qp", qp, 0))
+		goto out_cq;
+	expect("busy", "destroy_cq_with_qp", ibv_destroy_cq(cq), EBUSY);
+	expect("busy", "dealloc_pd_with_qp_and_mr", ibv_dealloc_pd(p2), EBUSY);
+
+	/* and everything still works */
+	if (!expect("busy", "qp_init", qp_to(qp, IBV_QPS_INIT), 0) &&
+	    !expect("busy", "qp_rtr", qp_to(qp, IBV_QPS_RTR), 0) &&
+	    !expect("busy", "qp_rts", qp_to(qp, IBV_QPS_RTS), 0))
+		expect("busy", "mr_after_dealloc_pd_write",
+		       rdma_write_through(qp, cq, mr, dst) ? EIO : 0, 0);
+	expect("busy", "destroy_qp", ibv_destroy_qp(qp), 0);
+out_cq:
+	expect("busy", "destroy_cq", ibv_destroy_cq(cq), 0);
+out_mr:
+	if (dst)
+		expect("busy", "dereg_mr_dst", ibv_dereg_mr(dst), 0);
+	if (mr)
+		expect("busy", "dereg_mr", ibv_dereg_mr(mr), 0);
+	expect("busy", "dealloc_pd", ibv_dealloc_pd(p2), 0);
+out:
+	if (buf)
+		munmap(buf, MR_LEN);
+	if (buf2)
+		munmap(buf2, MR_LEN);
+}
+
+/* CQs and QPs beyond the device's limits; user AHs, good and bad */
+static void bad_sizes(void)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_ah_attr aa = { .dlid = port_lid, .port_num = 1 };
+	struct ibv_cq *cq, *bad;
+	struct ibv_qp *qp;
+	struct ibv_ah *ah;
+
+	errno = 0;
+	bad = ibv_create_cq(ctx, dev_attr.max_cqe + 1, NULL, NULL, 0);
+	expect_ptr("cq", "cqe_over_max_cqe", bad, EINVAL);
+	if (bad)
+		ibv_destroy_cq(bad);
+	errno = 0;
+	bad = ibv_create_cq(ctx, 0, NULL, NULL, 0);
+	expect_ptr("cq", "cqe0", bad, EINVAL);
+	if (bad)
+		ibv_destroy_cq(bad);
+	errno = 0;
+	bad = ibv_create_cq(ctx, 16, NULL, NULL, ctx->num_comp_vectors);
+	expect_ptr("cq", "comp_vector_over", bad, EINVAL);
+	if (bad)
+		ibv_destroy_cq(bad);
+	errno = 0;
+	bad = ibv_create_cq(ctx, dev_attr.max_cqe, NULL, NULL, 0);
+	if (!expect_ptr("cq", "cqe_max_cqe", bad, 0))
+		expect("cq", "destroy_max_cqe", ibv_destroy_cq(bad), 0);
+
+	errno = 0;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (expect_ptr("qp", "create_cq", cq, 0))
+		return;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	qa.cap.max_send_wr = dev_attr.max_qp_wr + 1;
+	errno = 0;
+	qp = ibv_create_qp(pd, &qa);
+	if (expect_ptr("qp", "max_send_wr_over_max_qp_wr", qp, EINVAL) == 0)
+		ibv_destroy_qp(qp);
+	qa.cap.max_send_wr = 4;
+	qa.cap.max_recv_wr = dev_attr.max_qp_wr + 1;
+	errno = 0;
+	qp = ibv_create_qp(pd, &qa);
+	if (expect_ptr("qp", "max_recv_wr_over_max_qp_wr", qp, EINVAL) == 0)
+		ibv_destroy_qp(qp);
+	qa.cap.max_recv_wr = 4;
+	qa.cap.max_send_sge = dev_attr.max_sge + 1;
+	errno = 0;
+	qp = ibv_create_qp(pd, &qa);
+	if (expect_ptr("qp", "max_send_sge_over_max_sge", qp, EINVAL) == 0)
+		ibv_destroy_qp(qp);
+	qa.cap.max_send_sge = 1;
+	errno = 0;
+	qp = ibv_create_qp(pd, &qa);
+	if (!expect_ptr("qp", "max_wr_ok", qp, 0))
+		expect("qp", "destroy", ibv_destroy_qp(qp), 0);
+	expect("qp", "destroy_cq", ibv_destroy_cq(cq), 0);
+
+	errno = 0;
+	ah = ibv_create_ah(pd, &aa);
+	if (!expect_ptr("ah", "create", ah, 0)) {
+		expect("ah", "ud_send_to_self", ud_send_through(ah), 0);
+		expect("ah", "destroy", ibv_destroy_ah(ah), 0);
+	}
+	aa.dlid = 0;
+	errno = 0;
+	ah = ibv_create_ah(pd, &aa);
+	if (expect_ptr("ah", "dlid0", ah, EINVAL) == 0)
+		ibv_destroy_ah(ah);
+	aa.dlid = port_lid;
+	aa.port_num = 2;
+	errno = 0;
+	ah = ibv_create_ah(pd, &aa);
+	if (expect_ptr("ah", "port2", ah, EINVAL) == 0)
+		ibv_destroy_ah(ah);
+	aa.port_num = 1;
+	aa.sl = 16;
+	errno = 0;
+	ah = ibv_create_ah(pd, &aa);
+	if (expect_ptr("ah", "sl16", ah, EINVAL) == 0)
+		ibv_destroy_ah(ah);
+}
+
+/*
+ * Invalid handles and double frees of PDs, MRs, CQs and QPs (heap copies,
+ * see the top of the file): each refused, the real object untouched.
+ */
+static void bogus_and_double(void)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_pd *p2, *fp;
+	struct ibv_mr *mr, *fm;
+	struct ibv_cq *cq, *fc;
+	struct ibv_qp *qp, *fq;
+	void *buf;
+
+	buf = pattern_buf(MR_LEN, 17);
+	if (!buf) {
+		fail("bogus", "mmap");
+		return;
+	}
+	/* a PD handle no object has; a PD handle that is an MR */
+	fp = forge_pd(pd, BOGUS_HANDLE);
+	if (fp) {
+		expect("bogus", "reg_mr_pd", reg_mr(fp, buf, MR_LEN, MR_ACCESS,
+						    &mr), ENOENT);
+		expect("bogus", "dealloc_pd", ibv_dealloc_pd(fp), ENOENT);
+		errno = 0;
+		cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+		qa.send_cq = cq;
+		qa.recv_cq = cq;
+		if (cq) {
+			errno = 0;
+			qp = ibv_create_qp(fp, &qa);
+			if (expect_ptr("bogus", "create_qp_pd", qp, ENOENT) == 0)
+				ibv_destroy_qp(qp);
+			ibv_destroy_cq(cq);
+		}
+		free(fp);
+	}
+	if (!expect("bogus", "reg_mr", reg_mr(pd, buf, MR_LEN, MR_ACCESS, &mr),
+		    0)) {
+		fp = forge_pd(pd, mr->handle);
+		if (fp) {
+			expect("bogus", "dealloc_pd_names_mr",
+			       ibv_dealloc_pd(fp), EINVAL);
+			free(fp);
+		}
+		fm = forge_mr(mr, BOGUS_HANDLE);
+		if (fm) {
+			expect("bogus", "dereg_mr", ibv_dereg_mr(fm), ENOENT);
+			unforge_mr(fm);
+		}
+		fm = forge_mr(mr, mr->handle);
+		if (!expect("double", "dereg_mr_first", ibv_dereg_mr(mr), 0) &&
+		    fm)
+			expect("double", "dereg_mr_again", ibv_dereg_mr(fm),
+			       ENOENT);
+		if (fm)
+			unforge_mr(fm);
+	}
+
+	errno = 0;
+	p2 = ibv_alloc_pd(ctx);
+	if (!expect_ptr("double", "alloc_pd", p2, 0)) {
+		fp = forge_pd(p2, p2->handle);
+		if (!expect("double", "dealloc_pd_first", ibv_dealloc_pd(p2),
+			    0) && fp)
+			expect("double", "dealloc_pd_again", ibv_dealloc_pd(fp),
+			       ENOENT);
+		free(fp);
+	}
+
+	errno = 0;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (expect_ptr("double", "create_cq", cq, 0))
+		goto out;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	errno = 0;
+	qp = ibv_create_qp(pd, &qa);
+	if (!expect_ptr("double", "create_qp", qp, 0)) {
+		fq = forge_qp(qp, BOGUS_HANDLE);
+		if (fq) {
+			expect("bogus", "destroy_qp", ibv_destroy_qp(fq),
+			       ENOENT);
+			free(fq);
+		}
+		fq = forge_qp(qp, qp->handle);
+		if (!expect("double", "destroy_qp_first", ibv_destroy_qp(qp),
+			    0) && fq)
+			expect("double", "destroy_qp_again", ibv_destroy_qp(fq),
+			       ENOENT);
+		free(fq);
+	}
+	fc = forge_cq(cq, BOGUS_HANDLE);
+	if (fc) {
+		expect("bogus", "destroy_cq", ibv_destroy_cq(fc), ENOENT);
+		free(fc);
+	}
+	fc = forge_cq(cq, cq->handle);
+	if (!expect("double", "destroy_cq_first", ibv_destroy_cq(cq), 0) && fc)
+		expect("double", "destroy_cq_again", ibv_destroy_cq(fc), ENOENT);
+	free(fc);
+out:
+	munmap(buf, MR_LEN);
+}
+
+/*
+ * Another ibv_context of the same device (a second open). A uverbs
+ * handle is a number in the file it came from: the kernel refuses
+ * another context's object as a number that names nothing of that type
+ * in the caller's file (ENOENT, or EINVAL if it names another type). The
+ * objects of the second context are used from the first: copies of them
+ * that carry the first context (what a program mixing two contexts up
+ * would send).
+ */
+static void other_context(struct ibv_device *dev)
+{
+	struct ibv_pd *pds[3] = {}, *fp;
+	struct ibv_mr *mr1 = NULL, *mr;
+	struct ibv_dmah *d2 = NULL, *fd;
+	struct ibv_context *ctx2;
+	void *buf;
+	int i, done_enoent = 0, done_einval = 0;
+
+	buf = pattern_buf(MR_LEN, 19);
+	if (!buf) {
+		fail("ctx2", "mmap");
+		return;
+	}
+	errno = 0;
+	ctx2 = ibv_open_device(dev);
+	if (expect_ptr("ctx2", "open", ctx2, 0))
+		goto out;
+	/* the first context now has its PD and this MR, nothing else */
+	if (expect("ctx2", "reg_mr_ctx1", reg_mr(pd, buf, MR_LEN, MR_ACCESS,
+						 &mr1), 0))
+		goto close;
+	for (i = 0; i < 3; i++) {
+		errno = 0;
+		pds[i] = ibv_alloc_pd(ctx2);
+		if (expect_ptr("ctx2", "alloc_pd", pds[i], 0))
+			goto free;
+	}
+	for (i = 0; i < 3; i++) {
+		uint32_t h = pds[i]->handle;
+
+		if (h == pd->handle)
+			continue;	/* the same number: a PD there too */
+		fp = forge_pd(pds[i], h);
+		if (!fp)
+			continue;
+		fp->context = ctx;
+		if (h == mr1->handle && !done_einval) {
+			expect("ctx2", "reg_mr_pd_of_ctx2_names_mr",
+			       reg_mr(fp, buf, MR_LEN, MR_ACCESS, &mr), EINVAL);
+			done_einval = 1;
+		} else if (h != mr1->handle && !done_enoent) {
+			expect("ctx2", "reg_mr_pd_of_ctx2",
+			       reg_mr(fp, buf, MR_LEN, MR_ACCESS, &mr), ENOENT);
+			expect("ctx2", "dealloc_pd_of_ctx2", ibv_dealloc_pd(fp),
+			       ENOENT);
+			done_enoent = 1;
+		}
+		free(fp);
+	}
+	if (!done_enoent)
+		fail("ctx2", "no PD of ctx2 whose handle names nothing in ctx1");
+	/* a DMA handle of the second context, with an MR of the first */
+	if (!expect("ctx2", "alloc_dmah", alloc_dmah(ctx2, M_PH, 0, 0, 1, &d2),
+		    0)) {
+		fd = forge_dmah(d2, BOGUS_HANDLE);
+		if (fd) {
+			fd->context = ctx;
+			expect("ctx2", "reg_mr_ex_dmah_of_ctx2_bogus",
+			       reg_mr_ex(pd, buf, MR_LEN, MR_ACCESS,
+					 MR_MASK_DMAH, fd, &mr), ENOENT);
+			unforge_dmah(fd);
+		}
+		/* its own context's MR holds it: left for the close */
+		expect("ctx2", "reg_mr_ex_left_for_close",
+		       reg_mr_ex(pds[0], buf, MR_LEN, MR_ACCESS, MR_MASK_DMAH,
+				 d2, &mr), 0);
+		expect("ctx2", "dealloc_dmah_busy", ibv_dealloc_dmah(d2),
+		       EBUSY);
+	}
+	/* the PD with the MR: refused; the close cleans all of it up */
+	expect("ctx2", "dealloc_pd_with_mr", ibv_dealloc_pd(pds[0]), EBUSY);
+	for (i = 1; i < 3; i++) {
+		expect("ctx2", "dealloc_pd", ibv_dealloc_pd(pds[i]), 0);
+		pds[i] = NULL;
+	}
+	pds[0] = NULL;
+free:
+	for (i = 0; i < 3; i++)
+		if (pds[i])
+			ibv_dealloc_pd(pds[i]);
+	if (mr1)
+		expect("ctx2", "dereg_mr_ctx1", ibv_dereg_mr(mr1), 0);
+close:
+	/*
+	 * ibv_close_device() does not free what the provider allocated for
+	 * the objects left open (the kernel does its side): d2, the MR and
+	 * pds[0] are leaked in this process's heap, on purpose.
+	 */
+	expect("ctx2", "close", ibv_close_device(ctx2), 0);
+out:
+	munmap(buf, MR_LEN);
+}
+
+int main(int argc, char **argv)
+{
+	const char *ibdev = "rdmasim0";
+	struct ibv_device **list, *dev = NULL;
+	struct ibv_port_attr port;
+	struct ibv_dmah *kept;
+	int i, n, opt, cpu;
+
+	while ((opt = getopt(argc, argv, "d:")) != -1) {
+		if (opt == 'd') {
+			ibdev = optarg;
+		} else {
+			fprintf(stderr, "usage: %s [-d ibdev]\n", argv[0]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	nr_cpu_ids = read_nr_cpu_ids();
+	if (nr_cpu_ids < 1 || sched_getaffinity(0, sizeof(allowed), &allowed)) {
+		printf("FAIL cpus: cannot read the possible CPUs or the affinity\n");
+		return 1;
+	}
+	for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &allowed); cpu++)
+		;
+	cpu_ok = cpu;
+	printf("cpus nr_cpu_ids %d allowed %d first %d\n", nr_cpu_ids,
+	       CPU_COUNT(&allowed), cpu_ok);
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		printf("FAIL open: ibv_get_device_list: %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < n && !dev; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), ibdev))
+			dev = list[i];
+	if (!dev) {
+		printf("FAIL open: no device %s (is RDMAV_DRIVERS set?)\n",
+		       ibdev);
+		ibv_free_device_list(list);
+		return 1;
+	}
+	errno = 0;
+	ctx = ibv_open_device(dev);
+	if (expect_ptr("ctx", "open", ctx, 0))
+		goto out_list;
+	if (expect("ctx", "query_device", ibv_query_device(ctx, &dev_attr), 0) ||
+	    expect("ctx", "query_port", ibv_query_port(ctx, 1, &port), 0))
+		goto out_close;
+	port_lid = port.lid;
+	printf("ctx max_cqe %d max_qp_wr %d max_sge %d max_mr_size %llu lid %u\n",
+	       dev_attr.max_cqe, dev_attr.max_qp_wr, dev_attr.max_sge,
+	       (unsigned long long)dev_attr.max_mr_size, port_lid);
+	errno = 0;
+	pd = ibv_alloc_pd(ctx);
+	if (expect_ptr("ctx", "alloc_pd", pd, 0))
+		goto out_close;
+
+	/* one handle kept across the rest, as an application would */
+	if (!expect("dmah", "kept", alloc_dmah(ctx, M_PH, 0, 0, 0, &kept), 0)) {
+		dmah_table();
+		dmah_outside_affinity();
+		mr_with_dmah("vm", IBV_TPH_MEM_TYPE_VM);
+		mr_with_dmah("pm", IBV_TPH_MEM_TYPE_PM);
+		mr_dmah_bad();
+		expect("cleanup", "free_dmah", ibv_dealloc_dmah(kept), 0);
+	}
+	mr_bad();
+	busy_objects();
+	bad_sizes();
+	bogus_and_double();
+	other_context(dev);
+
+	expect("cleanup", "dealloc_pd", ibv_dealloc_pd(pd), 0);
+out_close:
+	expect("cleanup", "close", ibv_close_device(ctx), 0);
+out_list:
+	ibv_free_device_list(list);
+	printf("result %s (%d failure%s)\n", failures ? "FAIL" : "PASS",
+	       failures, failures == 1 ? "" : "s");
+	return failures ? 1 : 0;
+}
