@@ -78,5 +78,8 @@ rdma-core:
 rdma-core-smoke:
 	scripts/rdma-core.sh smoke
 
+rdma-core-tests:
+	scripts/uml-part.sh rdmacore
+
 .PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest smp \
-	rdma-core rdma-core-smoke
+	rdma-core rdma-core-smoke rdma-core-tests

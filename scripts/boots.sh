@@ -135,3 +135,19 @@ rsim_smp_judge() {
 	rsim_judge "$1" -- $RSIM_JUDGE_KUNIT "$RSIM_MODDIR/kunit/rdmasim_kunit.ko" \
 		--glob "$RSIM_SMP_GLOB" --nodebug
 }
+
+# rdma-core's own tests (tests/, pyverbs) on rdmasim0 and on rxe0 in one
+# debug boot (uml-init.sh's rdmacore part, scripts/uml-rdma-core-tests.sh),
+# judged by rdma-core-judge.py: rdmasim0 has no failure or error, more
+# passes than rxe0, and a reason on every skip; the per-test table and the
+# counts go to $RSIM_OUT. RSIM_RDMA_CORE_TESTS (fnmatch patterns on test
+# ids) runs some only.
+rsim_rdmacore_boot() {
+	rsim_boot rdmacore "$1" RSIM_UML_TIMEOUT="${RSIM_UML_TIMEOUT:-5400}" \
+		RSIM_UML_ARGS="${RSIM_UML_ARGS:-}${RSIM_RDMA_CORE_TESTS:+ RSIM_RDMA_CORE_TESTS=$RSIM_RDMA_CORE_TESTS}"
+}
+
+rsim_rdmacore_judge() {
+	python3 "$RSIM_TOP/scripts/rdma-core-judge.py" "$1" --dev rdmasim0 \
+		--peer rxe0 --out "$RSIM_OUT" ${RSIM_RDMA_CORE_TESTS:+--some}
+}

@@ -5,14 +5,18 @@
 #   1. host packages; Debian's linux-source-7.3; the debug UML kernel
 #      (cached in /var/cache/rdmasim after the first run)
 #   2. W=1 + sparse build against the UML 7.3 tree: the modules the boots
-#      load; then two UML boots side by side, one per CPU
+#      load, tools/provider against rdma-core 65 (scripts/rdma-core.sh,
+#      cached); then three UML boots side by side on the two CPUs
 #      (Documentation/testing.rst has where the time goes):
+#      - rdmacore: rdma-core's own tests (pyverbs) on rdmasim0 and rxe0,
+#        judged by rdma-core-judge.py (no failure or error on rdmasim0,
+#        more passes than rxe0, a reason on every skip; tables in out/);
 #      - conformance: the conformance suites on rdmasim0, rxe0 and siw0
 #        (a rule x device table in out/conformance.txt);
 #      - kunit,selftest,mutant: rdmasim's KUnit suites, the shell
 #        selftest, then the mutant: rdmasim built with one rule broken
 #        must fail exactly that rule in the conformance suites;
-#      both logs must be free of KASAN, kmemleak, lockdep, DMA-API, WARN
+#      every log must be free of KASAN, kmemleak, lockdep, DMA-API, WARN
 #      and BUG reports
 #   3. while they run: lint (checkpatch --strict, kernel-doc), a W=1 build
 #      against Debian 12's stock 6.1 headers and a W=1 compile against
@@ -46,6 +50,8 @@ rsim_mutant_build
 # two boots side by side; lint and the other builds beside them (a
 # failure there stops the kernels)
 rm -f "$RSIM_OUT"/uml-*.log "$RSIM_OUT"/uml-*.log.out
+# the longest boot first: rdma-core's tests on rdmasim0 and rxe0
+rsim_rdmacore_boot "$RSIM_OUT/uml-rdmacore.log"
 rsim_boot conformance "$RSIM_OUT/uml-conformance.log"
 rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
@@ -64,11 +70,14 @@ stage "waiting for the UML boots"
 rsim_boots_wait
 rsim_mutant_judge "$RSIM_OUT/uml-kunit.log"
 # shellcheck disable=SC2086 # words on purpose
-rsim_judge "$RSIM_OUT/uml-kunit.log" "$RSIM_OUT/uml-conformance.log" -- \
+rsim_judge "$RSIM_OUT/uml-kunit.log" "$RSIM_OUT/uml-conformance.log" \
+	"$RSIM_OUT/uml-rdmacore.log" -- \
 	$RSIM_JUDGE_KUNIT "$uml_moddir/kunit/rdmasim_kunit.ko" --selftest \
 	--conformance rdmasim0,rxe0,siw0 \
 	--conformance-module "$uml_moddir/kunit/conformance/rdma_conformance.ko" \
 	--json "$RSIM_OUT/kunit.json" --out "$RSIM_OUT" ||
 	die "make check failed"
 rsim_smp_judge "$RSIM_OUT/uml-smp.log" || die "make check failed (the two-CPU boot)"
+rsim_rdmacore_judge "$RSIM_OUT/uml-rdmacore.log" ||
+	die "make check failed (rdma-core's tests)"
 stage "make check passed"

@@ -12,6 +12,7 @@
 #   make kunit				every suite of rdmasim_kunit.ko
 #   make selftest			the shell selftest alone
 #   make smp				the two-CPU boot (non-debug kernel)
+#   make rdma-core-tests		rdma-core's tests on rdmasim0 and rxe0
 #
 # Uses lib.sh's RSIM_OUT, kernel.sh's RSIM_MODDIR (rsim_uml_ready) and
 # boots.sh's RSIM_JUDGE_KUNIT.
@@ -20,7 +21,7 @@ set -euo pipefail
 . "$(dirname "$0")/kernel.sh"
 . "$(dirname "$0")/boots.sh"
 
-part=${1:?usage: scripts/uml-part.sh kunit [GLOB] | selftest | smp}
+part=${1:?usage: scripts/uml-part.sh kunit [GLOB] | selftest | smp | rdmacore}
 glob=${2:-*}
 if [ "$part" = smp ]; then
 	rsim_uml_ready bench uml-7.3-bench
@@ -48,8 +49,14 @@ smp)
 	rsim_boots_wait
 	rsim_smp_judge "$log" || die "make smp failed (log: $log)"
 	;;
+rdmacore)
+	rsim_rdmacore_boot "$log"
+	rsim_boots_wait
+	rsim_judge "$log" -- || die "make rdma-core-tests failed (log: $log)"
+	rsim_rdmacore_judge "$log" || die "make rdma-core-tests failed (log: $log)"
+	;;
 *)
-	die "unknown part $part: kunit, selftest or smp"
+	die "unknown part $part: kunit, selftest, smp or rdmacore"
 	;;
 esac
 stage "$part passed (log: $log)"

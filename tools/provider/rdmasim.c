@@ -156,10 +156,10 @@ rsim_alloc_parent_domain(struct ibv_context *ctx,
 static int rsim_dealloc_pd(struct ibv_pd *ibpd)
 {
 	struct rsim_pd *pd = to_rsim_pd(ibpd);
-	int ret;
+	int ret = EBUSY;	/* libibverbs wants a positive errno */
 
 	if (atomic_load(&pd->users))
-		return EBUSY;
+		return ret;
 	if (pd->protection) {
 		atomic_fetch_sub(&pd->protection->users, 1);
 		free(pd);
@@ -299,8 +299,8 @@ static int rsim_dealloc_dmah(struct ibv_dmah *ibdmah)
 
 struct rsim_cq {
 	struct verbs_cq vcq;
-	pthread_spinlock_t lock;	/* protects wc, cur, n; held from
-					 * start_poll to end_poll */
+	/* protects wc, cur and n; held from start_poll to end_poll */
+	pthread_spinlock_t lock;
 	struct ibv_wc wc[RSIM_CQ_BATCH];
 	int cur;			/* the entry being read */
 	int n;				/* entries fetched */
@@ -340,10 +340,10 @@ static void rsim_cq_current(struct rsim_cq *cq)
 static int rsim_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 {
 	struct rsim_cq *cq = ex_to_rsim_cq(ibcq);
-	int ret;
+	int ret = EINVAL;	/* positive, as libibverbs wants */
 
 	if (attr->comp_mask)
-		return EINVAL;
+		return ret;
 	pthread_spin_lock(&cq->lock);
 	ret = rsim_cq_fill(cq);
 	if (ret) {
@@ -590,7 +590,9 @@ static int rsim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 			  IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define RSIM_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 
+/* create_flags go to the kernel, which accepts none */
 #define RSIM_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD |			\
+			   IBV_QP_INIT_ATTR_CREATE_FLAGS |		\
 			   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 /*
@@ -1041,6 +1043,65 @@ static int rsim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 	return ibv_cmd_post_recv(qp, wr, bad_wr);
 }
 
+/*
+ * Shared receive queues (basic, no XRC) are the kernel's, posted to with
+ * its post_srq_recv command.
+ */
+static struct ibv_srq *rsim_create_srq(struct ibv_pd *pd,
+				       struct ibv_srq_init_attr *attr)
+{
+	struct ib_uverbs_create_srq_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	struct ibv_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_srq(pd, srq, attr, &cmd, sizeof(cmd), &resp,
+				 sizeof(resp));
+	if (ret) {
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	return srq;
+}
+
+static int rsim_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			   int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int rsim_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd));
+}
+
+static int rsim_destroy_srq(struct ibv_srq *srq)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(srq);
+	if (ret)
+		return ret;
+	free(srq);
+	return 0;
+}
+
+static int rsim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			      struct ibv_recv_wr **bad_wr)
+{
+	return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
+}
+
 static struct ibv_ah *rsim_create_ah(struct ibv_pd *pd,
 				     struct ibv_ah_attr *attr)
 {
@@ -1091,20 +1152,25 @@ static const struct verbs_context_ops rsim_ctx_ops = {
 	.create_cq_ex = rsim_create_cq_ex,
 	.create_qp = rsim_create_qp,
 	.create_qp_ex = rsim_create_qp_ex,
+	.create_srq = rsim_create_srq,
 	.dealloc_dmah = rsim_dealloc_dmah,
 	.dealloc_pd = rsim_dealloc_pd,
 	.dereg_mr = rsim_dereg_mr,
 	.destroy_ah = rsim_destroy_ah,
 	.destroy_cq = rsim_destroy_cq,
 	.destroy_qp = rsim_destroy_qp,
+	.destroy_srq = rsim_destroy_srq,
 	.free_context = rsim_free_context,
 	.modify_qp = rsim_modify_qp,
+	.modify_srq = rsim_modify_srq,
 	.poll_cq = rsim_poll_cq,
 	.post_recv = rsim_post_recv,
 	.post_send = rsim_post_send,
+	.post_srq_recv = rsim_post_srq_recv,
 	.query_device_ex = rsim_query_device_ex,
 	.query_port = rsim_query_port,
 	.query_qp = rsim_query_qp,
+	.query_srq = rsim_query_srq,
 	.reg_dmabuf_mr = rsim_reg_dmabuf_mr,
 	.reg_mr = rsim_reg_mr,
 	.reg_mr_ex = rsim_reg_mr_ex,

@@ -161,6 +161,9 @@ void rsim_notify_run(struct rsim_notify *n)
 	if (n->resp)
 		rsim_qp_event(n->resp, n->resp_event);
 	n->resp = NULL;
+	for (i = 0; i < n->nlast; i++)
+		rsim_qp_event(n->last_wqe[i], IB_EVENT_QP_LAST_WQE_REACHED);
+	n->nlast = 0;
 }
 
 /* Context: any; does not sleep. */

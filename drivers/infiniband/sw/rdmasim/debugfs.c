@@ -61,6 +61,8 @@ static int rsim_limits_show(struct seq_file *m, void *unused)
 		   a->max_qp_rd_atom, a->max_qp_init_rd_atom);
 	seq_printf(m, "max_mr_size 0x%llx\npage_size_cap 0x%llx\n",
 		   a->max_mr_size, a->page_size_cap);
+	seq_printf(m, "max_srq %u\nmax_srq_wr %u\nmax_srq_sge %u\n",
+		   a->max_srq, a->max_srq_wr, a->max_srq_sge);
 	seq_printf(m, "max_pkeys %u\nlocal_dma_lkey 0x%08x\n",
 		   a->max_pkeys, rsim->ibdev.local_dma_lkey);
 	return 0;

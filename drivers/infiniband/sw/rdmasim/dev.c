@@ -31,6 +31,7 @@ const struct rsim_limits rsim_default_limits = {
 		[RSIM_RES_QP] = 1024,
 		[RSIM_RES_AH] = 4096,
 		[RSIM_RES_DMAH] = 1024,
+		[RSIM_RES_SRQ] = 1024,
 	},
 	.max_cqe = 32768,
 	.max_qp_wr = 4096,
@@ -52,6 +53,7 @@ static const char * const rsim_res_names[RSIM_RES_NR] = {
 	[RSIM_RES_QP] = "qp",
 	[RSIM_RES_AH] = "ah",
 	[RSIM_RES_DMAH] = "dmah",
+	[RSIM_RES_SRQ] = "srq",
 };
 
 /**
@@ -158,6 +160,9 @@ static int rsim_query_device(struct ib_device *ibdev,
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->max_ah = lim->max_res[RSIM_RES_AH];
+	attr->max_srq = lim->max_res[RSIM_RES_SRQ];
+	attr->max_srq_wr = lim->max_qp_wr;
+	attr->max_srq_sge = lim->max_recv_sge;
 	attr->max_fast_reg_page_list_len = lim->max_fast_reg_page_list_len;
 	attr->max_pkeys = lim->pkey_tbl_len;
 	attr->local_ca_ack_delay = 15;
@@ -569,6 +574,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 	ib_set_device_ops(&rsim->ibdev, &rsim_mr_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_cq_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_qp_ops);
+	ib_set_device_ops(&rsim->ibdev, &rsim_srq_ops);
 	/*
 	 * User CQs and QPs post and poll through the kernel (nothing is
 	 * mapped): the core's write() commands for that are off by default.

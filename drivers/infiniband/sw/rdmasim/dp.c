@@ -661,17 +661,25 @@ static int rsim_dp_check_rkey(struct rsim_exec *x)
 }
 
 /*
- * Take the receive WR at the head of the responder's queue, as a device
- * owns a WQE once it starts to fill it: a flush of the responder cannot
- * complete it a second time.
+ * Take the receive WR at the head of the responder's queue (or of its
+ * SRQ), as a device owns a WQE once it starts to fill it: a flush of the
+ * responder cannot complete it a second time.
  */
 static int rsim_dp_take_recv(struct rsim_exec *x)
 {
 	struct rsim_qp *peer = x->peer;
+	struct rsim_srq *srq = peer->ibqp.srq ? to_rsim_srq(peer->ibqp.srq) :
+			       NULL;
 	unsigned long flags;
+	int limit = 0;
 
 	spin_lock_irqsave(&peer->lock, flags);
-	if (peer->rq.count && peer->state != IB_QPS_ERR) {
+	if (peer->state == IB_QPS_ERR) {
+		/* nothing taken */
+	} else if (srq) {
+		limit = rsim_srq_take(srq, x->qp->rwqe);
+		x->took = limit >= 0;
+	} else if (peer->rq.count) {
 		struct rsim_recv_wqe *rwqe = rsim_wqe(&peer->rq, 0);
 
 		memcpy(x->qp->rwqe, rwqe,
@@ -680,6 +688,8 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 		x->took = true;
 	}
 	spin_unlock_irqrestore(&peer->lock, flags);
+	if (limit > 0)
+		rsim_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
 	if (x->took)
 		return 0;
 	/* UC, UD: lost; RC: an RNR NAK, which the run loop retries or fails */

@@ -101,8 +101,8 @@ void rsim_wq_pop(struct rsim_wq *wq)
  * A ring of @max_wr slots of @hdr bytes plus @max_sge SGEs (or @payload
  * bytes of inline data, if more).
  */
-static int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq,
-			 u32 max_wr, u32 max_sge, size_t hdr, size_t payload)
+int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq, u32 max_wr,
+		  u32 max_sge, size_t hdr, size_t payload)
 {
 	wq->max_wr = max_wr;
 	wq->max_sge = max_sge;
@@ -165,7 +165,11 @@ static int rsim_qp_check_init(struct rsim_dev *rsim,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+	if (init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	if (init->srq && (init->srq->srq_type != IB_SRQT_BASIC ||
+			  init->qp_type == IB_QPT_SMI ||
+			  init->qp_type == IB_QPT_GSI))
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
@@ -243,6 +247,11 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			    init->cap.max_inline_data);
 	if (err)
 		goto err_res_put;
+	/* with an SRQ, no receive queue of its own */
+	if (init->srq) {
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 	err = rsim_wq_alloc(rsim, &qp->rq, init->cap.max_recv_wr,
 			    init->cap.max_recv_sge,
 			    sizeof(struct rsim_recv_wqe), 0);
@@ -457,6 +466,10 @@ void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_notify *n)
 void rsim_qp_error_locked(struct rsim_qp *qp, struct rsim_notify *n)
 {
 	lockdep_assert_held(&qp->lock);
+	/* an SRQ's QP: no more of its WQEs will be consumed for this one */
+	if (qp->state != IB_QPS_ERR && qp->ibqp.srq &&
+	    !WARN_ON_ONCE(n->nlast == ARRAY_SIZE(n->last_wqe)))
+		n->last_wqe[n->nlast++] = qp;
 	qp->state = IB_QPS_ERR;
 	rsim_qp_flush_rq_locked(qp, n);
 	if (qp->owner == RSIM_SQ_IDLE || qp->owner == RSIM_SQ_RNR) {
@@ -604,12 +617,13 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		spin_lock_irq(&qp->lock);
 		rsim_qp_reset_locked(qp);
 		qp->state = IB_QPS_RESET;
+	} else if (new == IB_QPS_ERR) {
+		rsim_qp_apply_locked(qp, attr, mask);
+		rsim_qp_error_locked(qp, &n);
 	} else {
 		rsim_qp_apply_locked(qp, attr, mask);
 		qp->state = new;
 	}
-	if (new == IB_QPS_ERR)
-		rsim_qp_error_locked(qp, &n);
 	/* SQD -> RTS resumes the send queue */
 	if (new == IB_QPS_RTS && sends)
 		run = rsim_dp_claim_locked(qp, inl);
@@ -933,7 +947,8 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int err = 0;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->state == IB_QPS_RESET) {
+	/* a QP of an SRQ receives into the SRQ's WRs only */
+	if (qp->state == IB_QPS_RESET || ibqp->srq) {
 		err = -EINVAL;
 		goto out;
 	}

@@ -67,6 +67,7 @@ struct rsim_qp;
  * @RSIM_RES_QP: queue pairs, including the MAD layer's QP0 and QP1
  * @RSIM_RES_AH: address handles
  * @RSIM_RES_DMAH: DMA handles
+ * @RSIM_RES_SRQ: shared receive queues
  * @RSIM_RES_NR: number of types; keep last
  */
 enum rsim_res_type {
@@ -76,6 +77,7 @@ enum rsim_res_type {
 	RSIM_RES_QP,
 	RSIM_RES_AH,
 	RSIM_RES_DMAH,
+	RSIM_RES_SRQ,
 	RSIM_RES_NR,
 };
 
@@ -412,6 +414,9 @@ struct rsim_cq {
  *	receive completion to say why, or NULL; held by the engine step
  * @resp_event: the affiliated error it gets (IBA 11.6.3.1):
  *	IB_EVENT_QP_ACCESS_ERR or IB_EVENT_QP_REQ_ERR
+ * @last_wqe: QPs of an SRQ that entered the error state: they get
+ *	IB_EVENT_QP_LAST_WQE_REACHED
+ * @nlast: used entries of @last_wqe
  *
  * One engine step touches at most two QPs (requester and responder) and
  * their send and receive CQs.
@@ -426,6 +431,8 @@ struct rsim_notify {
 	unsigned int nfatal;
 	struct rsim_qp *resp;
 	enum ib_event_type resp_event;
+	struct rsim_qp *last_wqe[2];
+	unsigned int nlast;
 };
 
 /**
@@ -514,6 +521,22 @@ struct rsim_wq {
 	void *ring;
 	u32 head;
 	u32 count;
+};
+
+/**
+ * struct rsim_srq - a shared receive queue (srq.c)
+ * @ibsrq: core object; must be first
+ * @lock: protects @rq and @limit; taken with interrupts off, or nested
+ *	inside a QP's lock (which has them off)
+ * @rq: the receive WRs
+ * @limit: the armed limit (IB_EVENT_SRQ_LIMIT_REACHED when fewer WRs
+ *	remain), or 0
+ */
+struct rsim_srq {
+	struct ib_srq ibsrq;
+	spinlock_t lock;	/* protects rq, limit; irqs off */
+	struct rsim_wq rq;
+	u32 limit;
 };
 
 /**
@@ -704,6 +727,11 @@ static inline struct rsim_cq *to_rsim_cq(struct ib_cq *ibcq)
 	return container_of(ibcq, struct rsim_cq, ibcq);
 }
 
+static inline struct rsim_srq *to_rsim_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct rsim_srq, ibsrq);
+}
+
 static inline struct rsim_qp *to_rsim_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct rsim_qp, ibqp);
@@ -762,6 +790,7 @@ bool rsim_port_passes(struct rsim_dev *rsim, enum ib_qp_type sender);
 
 /* pd.c */
 extern const struct ib_device_ops rsim_pd_ops;
+extern const struct ib_device_ops rsim_srq_ops;
 int rsim_ah_attr_check(const struct rdma_ah_attr *ah);
 
 /* mr.c (and testing.h) */
@@ -791,6 +820,10 @@ struct rsim_qp *rsim_qp_get(struct rsim_dev *rsim, u32 qpn);
 void rsim_qp_put(struct rsim_qp *qp);
 void *rsim_wqe(struct rsim_wq *wq, u32 n);
 void rsim_wq_pop(struct rsim_wq *wq);
+int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq, u32 max_wr,
+		  u32 max_sge, size_t hdr, size_t payload);
+int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe);
+void rsim_srq_event(struct rsim_srq *srq, enum ib_event_type type);
 void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
 		  struct ib_cq *ibcq, const struct ib_wc *wc, bool solicited);
 void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_notify *n);
