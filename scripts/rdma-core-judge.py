@@ -21,10 +21,10 @@ import os
 import re
 import sys
 
-LINE = re.compile(r'RSIM-RDMACORE (\S+) (ok|skip|fail|error) (\S+) ?(.*)$')
+LINE = re.compile(r'RSIM-RDMACORE (\S+) (ok|skip|fail|error|notrun) (\S+) ?(.*)$')
 TOTAL = re.compile(r'RSIM-RDMACORE (\S+) total (\d+) ok (\d+) skip (\d+) '
-                   r'fail (\d+) error (\d+)')
-STATUSES = ('ok', 'skip', 'fail', 'error')
+                   r'fail (\d+) error (\d+) notrun (\d+)')
+STATUSES = ('ok', 'skip', 'fail', 'error', 'notrun')
 
 
 def parse(path):
@@ -71,7 +71,8 @@ def main():
                             f'total says {totals[dev]["total"]}')
         summary.append(f'{dev}: {totals[dev]["total"]} tests: '
                        f'{c["ok"]} passed, {c["skip"]} skipped, '
-                       f'{c["fail"]} failed, {c["error"]} errors')
+                       f'{c["fail"]} failed, {c["error"]} errors, '
+                       f'{c["notrun"]} vendor tests not run')
     mine = results.get(a.dev, {})
     peer = results.get(a.peer, {})
     for test, (status, reason) in sorted(mine.items()):

@@ -21,9 +21,11 @@
  *    invalid handles and double frees.
  *
  * Invalid handles and double frees are made without undefined behaviour:
- * a copy of the object the provider allocated (the same size: struct
- * ibv_pd, ibv_cq, ibv_qp, or the provider's verbs_mr and verbs_dmah of
- * rdma-core's infiniband/driver.h) is allocated on the heap, its handle
+ * a copy of the object the provider allocated (its public part: struct
+ * ibv_pd, ibv_cq, ibv_qp, or verbs_mr and verbs_dmah of rdma-core's
+ * infiniband/driver.h, in a zeroed block as large as any provider
+ * object, so that the provider's own fields past it read as those of a
+ * plain object) is allocated on the heap, its handle
  * changed to a number the context does not use (or left as it was, for a
  * double free after the real object is gone), and passed to the verb.
  * The kernel refuses it; the provider frees an object only when the
@@ -118,14 +120,23 @@ static void fail(const char *what, const char *why)
 	failures++;
 }
 
-/* a heap copy of an object the provider allocated with <size> bytes */
+/*
+ * A heap copy of the public part (<size> bytes) of an object the provider
+ * allocated, in a zeroed block as large as any provider object: what the
+ * provider keeps past the public struct (a PD's parent-domain links, a
+ * QP's send list, ...) reads as that of a plain, idle object.
+ */
+#define FORGE_ROOM 4096
+
 static void *forge(const void *obj, size_t size, const uint32_t *field,
 		   uint32_t handle)
 {
-	char *c = malloc(size);
+	char *c = calloc(1, FORGE_ROOM);
 
-	if (!c)
+	if (!c || size > FORGE_ROOM) {
+		free(c);
 		return NULL;
+	}
 	memcpy(c, obj, size);
 	/* the handle field, at the same offset in the copy */
 	memcpy(c + ((const char *)field - (const char *)obj), &handle,

@@ -576,13 +576,15 @@ int rsim_dev_probe(struct platform_device *pdev,
 	ib_set_device_ops(&rsim->ibdev, &rsim_qp_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_srq_ops);
 	/*
-	 * User CQs and QPs post and poll through the kernel (nothing is
-	 * mapped): the core's write() commands for that are off by default.
+	 * User CQs, QPs and SRQs post and poll through the kernel (nothing
+	 * is mapped): the core's write() commands for that are off by
+	 * default.
 	 */
 	rsim->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
 					BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ) |
 					BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
-					BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
+					BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+					BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV);
 	rsim_dmah_set_ops(&rsim->ibdev);
 
 	rsim_debugfs_dev_init(rsim);
