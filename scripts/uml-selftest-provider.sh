@@ -227,6 +227,14 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"busy dealloc_pd_with_mr EBUSY" "busy destroy_cq_with_qp EBUSY" \
 		"busy mr_after_dealloc_pd_write 0" "busy dereg_mr 0" \
 		"busy dealloc_pd 0"
+	# device memory: mapped copies, a zero-based MR an RDMA write lands in
+	check "provider_verbs_device_memory" lines /run/verbs \
+		"dm alloc_beyond_max EINVAL" "dm alloc 0" "dm copy_to 0" \
+		"dm copy_from 0" "dm copy_to_misaligned EINVAL" \
+		"dm copy_to_past_end EINVAL" "dm reg_dm_mr_not_zero_based EINVAL" \
+		"dm reg_dm_mr_past_end EINVAL" "dm reg_dm_mr 0" \
+		"dm free_dm_with_mr EBUSY" "dm write_into_dm_status 0" \
+		"dm copy_from_after_write 0" "dm dereg_dm_mr 0" "dm free_dm 0"
 	check "provider_verbs_limits" lines /run/verbs \
 		"cq cqe_over_max_cqe EINVAL" "cq cqe0 EINVAL" \
 		"qp max_send_wr_over_max_qp_wr EINVAL"
@@ -255,7 +263,7 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	check "provider_verbs_restrack_unchanged" provider_verbs_restrack_unchanged
 	provider_verbs_counts_unchanged() {
 		local t before
-		for t in pd mr cq qp ah dmah; do
+		for t in pd mr cq qp ah dmah srq dm; do
 			res_count /run/verbs-dbg0 $t || return 1
 			before=$val
 			res_count /run/verbs-dbg1 $t || return 1

@@ -14,17 +14,19 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <infiniband/cmd_ioctl.h>
 #include <infiniband/driver.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdmasim/rdmasim-abi.h>
 
-/* the kernel's uverbs_abi_ver for rdmasim */
-#define RSIM_UVERBS_ABI_VERSION 1
 
 struct rsim_device {
 	struct verbs_device vdev;
@@ -1102,6 +1104,130 @@ static int rsim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 	return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
 }
 
+/*
+ * Device memory: the kernel's pages (dm.c), mapped here at the offset the
+ * driver's attribute of the DM_ALLOC method returns; ibv_memcpy_to_dm and
+ * ibv_memcpy_from_dm copy through the mapping, at offsets that are a
+ * multiple of 4 (as mlx5 requires) and within the allocation. An MR over
+ * it is the kernel's (reg_dm_mr, zero-based).
+ */
+struct rsim_dm {
+	struct verbs_dm vdm;
+	void *map;
+	size_t len;
+};
+
+static struct rsim_dm *to_rsim_dm(struct ibv_dm *ibdm)
+{
+	return container_of(ibdm, struct rsim_dm, vdm.dm);
+}
+
+static int rsim_dm_range(struct rsim_dm *dm, uint64_t off, size_t len)
+{
+	int ret = EINVAL;	/* positive, as libibverbs wants */
+
+	if (off % 4 || off > dm->len || len > dm->len - off)
+		return ret;
+	return 0;
+}
+
+static int rsim_memcpy_to_dm(struct ibv_dm *ibdm, uint64_t dm_offset,
+			     const void *host_addr, size_t length)
+{
+	struct rsim_dm *dm = to_rsim_dm(ibdm);
+	int ret = rsim_dm_range(dm, dm_offset, length);
+
+	if (!ret)
+		memcpy((char *)dm->map + dm_offset, host_addr, length);
+	return ret;
+}
+
+static int rsim_memcpy_from_dm(void *host_addr, struct ibv_dm *ibdm,
+			       uint64_t dm_offset, size_t length)
+{
+	struct rsim_dm *dm = to_rsim_dm(ibdm);
+	int ret = rsim_dm_range(dm, dm_offset, length);
+
+	if (!ret)
+		memcpy(host_addr, (char *)dm->map + dm_offset, length);
+	return ret;
+}
+
+static struct ibv_dm *rsim_alloc_dm(struct ibv_context *ctx,
+				    struct ibv_alloc_dm_attr *attr)
+{
+	DECLARE_COMMAND_BUFFER(cmdb, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC,
+			       1);
+	uint64_t offset = 0;
+	struct rsim_dm *dm;
+	int ret;
+
+	if (attr->comp_mask) {
+		errno = EINVAL;
+		return NULL;
+	}
+	dm = calloc(1, sizeof(*dm));
+	if (!dm) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	fill_attr_out_ptr(cmdb, RSIM_UVERBS_ATTR_ALLOC_DM_MMAP_OFFSET, &offset);
+	ret = ibv_cmd_alloc_dm(ctx, attr, &dm->vdm, cmdb);
+	if (ret) {
+		free(dm);
+		errno = ret;
+		return NULL;
+	}
+	dm->len = attr->length;
+	dm->map = mmap(NULL, dm->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       ctx->cmd_fd, offset);
+	if (dm->map == MAP_FAILED) {
+		ret = errno;
+		ibv_cmd_free_dm(&dm->vdm);
+		free(dm);
+		errno = ret;
+		return NULL;
+	}
+	dm->vdm.dm.memcpy_to_dm = rsim_memcpy_to_dm;
+	dm->vdm.dm.memcpy_from_dm = rsim_memcpy_from_dm;
+	return &dm->vdm.dm;
+}
+
+static int rsim_free_dm(struct ibv_dm *ibdm)
+{
+	struct rsim_dm *dm = to_rsim_dm(ibdm);
+	int ret;
+
+	ret = ibv_cmd_free_dm(&dm->vdm);
+	if (ret)
+		return ret;
+	munmap(dm->map, dm->len);
+	free(dm);
+	return 0;
+}
+
+static struct ibv_mr *rsim_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
+				     uint64_t dm_offset, size_t length,
+				     unsigned int access)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_dm_mr(pd, &to_rsim_dm(ibdm)->vdm, dm_offset, length,
+				access, vmr, NULL);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
 static struct ibv_ah *rsim_create_ah(struct ibv_pd *pd,
 				     struct ibv_ah_attr *attr)
 {
@@ -1145,6 +1271,7 @@ static void rsim_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops rsim_ctx_ops = {
 	.alloc_dmah = rsim_alloc_dmah,
+	.alloc_dm = rsim_alloc_dm,
 	.alloc_parent_domain = rsim_alloc_parent_domain,
 	.alloc_pd = rsim_alloc_pd,
 	.create_ah = rsim_create_ah,
@@ -1161,6 +1288,7 @@ static const struct verbs_context_ops rsim_ctx_ops = {
 	.destroy_qp = rsim_destroy_qp,
 	.destroy_srq = rsim_destroy_srq,
 	.free_context = rsim_free_context,
+	.free_dm = rsim_free_dm,
 	.modify_qp = rsim_modify_qp,
 	.modify_srq = rsim_modify_srq,
 	.poll_cq = rsim_poll_cq,
@@ -1171,6 +1299,7 @@ static const struct verbs_context_ops rsim_ctx_ops = {
 	.query_port = rsim_query_port,
 	.query_qp = rsim_query_qp,
 	.query_srq = rsim_query_srq,
+	.reg_dm_mr = rsim_reg_dm_mr,
 	.reg_dmabuf_mr = rsim_reg_dmabuf_mr,
 	.reg_mr = rsim_reg_mr,
 	.reg_mr_ex = rsim_reg_mr_ex,

@@ -14,6 +14,8 @@
  *  - ibv_reg_mr_ex() with IBV_REG_MR_MASK_DMAH, the handle refused by
  *    ibv_dealloc_dmah() (EBUSY) while the MR holds it, freed after
  *    ibv_dereg_mr(); a failed registration keeps no reference;
+ *  - device memory (ibv_alloc_dm): copies, a zero-based MR over it that
+ *    an RDMA write lands in, the DM busy while the MR covers it;
  *  - bad input: a PD with a live MR (EBUSY, the MR still usable), a CQ a
  *    QP uses (EBUSY), bad access flags, empty and unmapped MRs, CQ and QP
  *    sizes beyond the device's limits, address handles (a UD send to
@@ -747,6 +749,130 @@ out:
 		munmap(buf2, MR_LEN);
 }
 
+/*
+ * Device memory: ibv_alloc_dm() within max_dm_size (one byte more is
+ * refused), copies to and from it (a misaligned offset or a range past
+ * the end: EINVAL), a zero-based MR over its second page (not zero-based,
+ * or past the end: EINVAL), an RDMA write into that MR over an RC QP
+ * connected to itself, read back with ibv_memcpy_from_dm(); the DM cannot
+ * be freed while the MR covers it (EBUSY).
+ */
+static void device_memory(void)
+{
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_alloc_dm_attr da = { .length = 2 * 4096 };
+	unsigned int dm_access = IBV_ACCESS_ZERO_BASED |
+				 IBV_ACCESS_LOCAL_WRITE |
+				 IBV_ACCESS_REMOTE_WRITE;
+	struct ibv_device_attr_ex ax = {};
+	struct ibv_mr *mr = NULL, *dmr = NULL, *bad;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = 43, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+	}, *sbad;
+	unsigned char back[4096];
+	struct ibv_qp *qp = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_dm *dm;
+	struct ibv_wc wc;
+	unsigned char *buf;
+
+	if (expect("dm", "query_device_ex",
+		   ibv_query_device_ex(ctx, NULL, &ax), 0))
+		return;
+	printf("dm max_dm_size %llu\n", (unsigned long long)ax.max_dm_size);
+	da.length = ax.max_dm_size + 1;
+	errno = 0;
+	dm = ibv_alloc_dm(ctx, &da);
+	if (expect_ptr("dm", "alloc_beyond_max", dm, EINVAL) == 0)
+		ibv_free_dm(dm);
+	da.length = 2 * 4096;
+	errno = 0;
+	dm = ibv_alloc_dm(ctx, &da);
+	if (expect_ptr("dm", "alloc", dm, 0))
+		return;
+	buf = pattern_buf(MR_LEN, 31);
+	if (!buf) {
+		fail("dm", "mmap");
+		goto out_dm;
+	}
+	expect("dm", "copy_to", ibv_memcpy_to_dm(dm, 0, buf, 2 * 4096), 0);
+	if (!expect("dm", "copy_from",
+		    ibv_memcpy_from_dm(back, dm, 4096, 4096), 0) &&
+	    memcmp(back, buf + 4096, 4096))
+		fail("dm", "copy_from does not read what copy_to wrote");
+	expect("dm", "copy_to_misaligned", ibv_memcpy_to_dm(dm, 2, buf, 16),
+	       EINVAL);
+	expect("dm", "copy_to_past_end",
+	       ibv_memcpy_to_dm(dm, 2 * 4096 - 4, buf, 8), EINVAL);
+
+	errno = 0;
+	bad = ibv_reg_dm_mr(pd, dm, 4096, 4096, dm_access &
+			    ~IBV_ACCESS_ZERO_BASED);
+	if (expect_ptr("dm", "reg_dm_mr_not_zero_based", bad, EINVAL) == 0)
+		ibv_dereg_mr(bad);
+	errno = 0;
+	bad = ibv_reg_dm_mr(pd, dm, 4096, 2 * 4096, dm_access);
+	if (expect_ptr("dm", "reg_dm_mr_past_end", bad, EINVAL) == 0)
+		ibv_dereg_mr(bad);
+	errno = 0;
+	dmr = ibv_reg_dm_mr(pd, dm, 4096, 4096, dm_access);
+	if (expect_ptr("dm", "reg_dm_mr", dmr, 0))
+		goto out_buf;
+	expect("dm", "free_dm_with_mr", ibv_free_dm(dm), EBUSY);
+
+	/* an RDMA write lands in the DM, zero-based through the MR */
+	memset(buf + 8192, 0x5c, 4096);
+	if (reg_mr(pd, buf, MR_LEN, MR_ACCESS, &mr)) {
+		fail("dm", "reg_mr");
+		goto out_dmr;
+	}
+	errno = 0;
+	cq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	if (expect_ptr("dm", "create_cq", cq, 0))
+		goto out_mr;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	errno = 0;
+	qp = ibv_create_qp(pd, &qa);
+	if (expect_ptr("dm", "create_qp", qp, 0))
+		goto out_cq;
+	if (qp_to(qp, IBV_QPS_INIT) || qp_to(qp, IBV_QPS_RTR) ||
+	    qp_to(qp, IBV_QPS_RTS)) {
+		fail("dm", "connecting the QP");
+		goto out_qp;
+	}
+	sge.addr = (uintptr_t)buf + 8192;
+	sge.length = 4096;
+	sge.lkey = mr->lkey;
+	wr.wr.rdma.remote_addr = 0;
+	wr.wr.rdma.rkey = dmr->rkey;
+	if (expect("dm", "post_write_into_dm",
+		   ibv_post_send(qp, &wr, &sbad), 0) == 0 &&
+	    expect("dm", "write_into_dm_status", poll_one(cq, &wc), 0) == 0 &&
+	    !expect("dm", "copy_from_after_write",
+		    ibv_memcpy_from_dm(back, dm, 4096, 4096), 0) &&
+	    memcmp(back, buf + 8192, 4096))
+		fail("dm", "the RDMA write did not land in the DM");
+out_qp:
+	expect("dm", "destroy_qp", ibv_destroy_qp(qp), 0);
+out_cq:
+	expect("dm", "destroy_cq", ibv_destroy_cq(cq), 0);
+out_mr:
+	expect("dm", "dereg_mr", ibv_dereg_mr(mr), 0);
+out_dmr:
+	expect("dm", "dereg_dm_mr", ibv_dereg_mr(dmr), 0);
+out_buf:
+	munmap(buf, MR_LEN);
+out_dm:
+	expect("dm", "free_dm", ibv_free_dm(dm), 0);
+}
+
 /* CQs and QPs beyond the device's limits; user AHs, good and bad */
 static void bad_sizes(void)
 {
@@ -1117,6 +1243,7 @@ int main(int argc, char **argv)
 	}
 	mr_bad();
 	busy_objects();
+	device_memory();
 	bad_sizes();
 	bogus_and_double();
 	other_context(dev);

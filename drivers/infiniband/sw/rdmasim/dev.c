@@ -8,6 +8,8 @@
 #include <rdma/ib_mad.h>
 #include <kunit/visibility.h>
 
+#include <rdmasim/rdmasim-abi.h>
+
 #include "rdmasim.h"
 
 /* A locally administered EUI-64 prefix; the device id goes in bits 8..23. */
@@ -32,6 +34,7 @@ const struct rsim_limits rsim_default_limits = {
 		[RSIM_RES_AH] = 4096,
 		[RSIM_RES_DMAH] = 1024,
 		[RSIM_RES_SRQ] = 1024,
+		[RSIM_RES_DM] = 256,
 	},
 	.max_cqe = 32768,
 	.max_qp_wr = 4096,
@@ -54,6 +57,7 @@ static const char * const rsim_res_names[RSIM_RES_NR] = {
 	[RSIM_RES_AH] = "ah",
 	[RSIM_RES_DMAH] = "dmah",
 	[RSIM_RES_SRQ] = "srq",
+	[RSIM_RES_DM] = "dm",
 };
 
 /**
@@ -163,6 +167,7 @@ static int rsim_query_device(struct ib_device *ibdev,
 	attr->max_srq = lim->max_res[RSIM_RES_SRQ];
 	attr->max_srq_wr = lim->max_qp_wr;
 	attr->max_srq_sge = lim->max_recv_sge;
+	attr->max_dm_size = RSIM_DM_MAX;
 	attr->max_fast_reg_page_list_len = lim->max_fast_reg_page_list_len;
 	attr->max_pkeys = lim->pkey_tbl_len;
 	attr->local_ca_ack_delay = 15;
@@ -424,7 +429,7 @@ static void rsim_dealloc_driver(struct ib_device *ibdev)
 static const struct ib_device_ops rsim_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
-	.uverbs_abi_ver = 1,
+	.uverbs_abi_ver = RSIM_UVERBS_ABI_VERSION,
 
 	.dealloc_driver = rsim_dealloc_driver,
 	.get_dev_fw_str = rsim_get_dev_fw_str,
@@ -586,6 +591,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 					BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
 					BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV);
 	rsim_dmah_set_ops(&rsim->ibdev);
+	rsim_dm_set_ops(&rsim->ibdev);
 
 	rsim_debugfs_dev_init(rsim);
 	err = rsim_mad_pool_create(rsim);

@@ -503,6 +503,52 @@ static struct ib_mr *rsim_reg_user_mr(struct ib_pd *ibpd, u64 start,
 }
 
 /*
+ * An MR over device memory (dm.c): zero-based (the core insists), one
+ * segment of the DM's contiguous pages from @attr->offset, valid at once.
+ * The core checked the range against the DM and keeps the DM while the
+ * MR exists.
+ */
+static struct ib_mr *rsim_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *dm,
+				    struct ib_dm_mr_attr *attr,
+				    struct uverbs_attr_bundle *attrs)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
+	int access = attr->access_flags;
+	struct rsim_mr *mr;
+	int err;
+
+	err = ib_check_mr_access(ibpd->device, access);
+	if (err)
+		return ERR_PTR(err);
+	if (!attr->length)
+		return ERR_PTR(-EINVAL);
+	mr = rsim_mr_new(rsim, IB_MR_TYPE_DM, access, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->umtt = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
+		   kvcalloc(1, sizeof(*mr->umtt), GFP_KERNEL);
+	if (!mr->umtt) {
+		rsim_mr_free(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->umtt[0].addr = rsim_dm_dma(dm) + attr->offset;
+	mr->umtt[0].len = attr->length;
+	/* nobody can look the MR up yet: no lock needed */
+	mr->reg.mtt = mr->umtt;
+	mr->reg.nsegs = 1;
+	mr->reg.page_size = 0;
+	mr->reg.first_off = 0;
+	mr->reg.iova = 0;
+	mr->reg.length = attr->length;
+	mr->reg.access = access;
+	mr->reg.gen++;
+	mr->state = RSIM_MR_VALID;
+	mr->ibmr.iova = 0;
+	mr->ibmr.length = attr->length;
+	return &mr->ibmr;
+}
+
+/*
  * rereg_user_mr: always a new MR, which the core puts in the old one's
  * place before it deregisters the old one. What the flags do not change
  * is the old MR's: its memory (pinned again), iova, rights, PD and DMA
@@ -748,4 +794,5 @@ const struct ib_device_ops rsim_mr_ops = {
 	.reg_user_mr = rsim_reg_user_mr,
 	.reg_user_mr_dmabuf = rsim_reg_user_mr_dmabuf,
 	.rereg_user_mr = rsim_rereg_user_mr,
+	.reg_dm_mr = rsim_reg_dm_mr,
 };

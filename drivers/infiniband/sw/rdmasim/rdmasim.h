@@ -37,6 +37,7 @@ struct rsim_qp;
 #define RSIM_GID_PREFIX		0xfe80000000000000ULL
 #define RSIM_SUBNET_TIMEOUT	18	/* 4.096 us * 2^18 = ~1 s */
 #define RSIM_MAX_MSG		0x80000000ULL
+#define RSIM_DM_MAX		(256 * 1024)	/* max_dm_size */
 
 /*
  * Memory keys: a 24-bit index and an 8-bit variant (key = index << 8 |
@@ -68,6 +69,7 @@ struct rsim_qp;
  * @RSIM_RES_AH: address handles
  * @RSIM_RES_DMAH: DMA handles
  * @RSIM_RES_SRQ: shared receive queues
+ * @RSIM_RES_DM: device memory allocations (dm.c)
  * @RSIM_RES_NR: number of types; keep last
  */
 enum rsim_res_type {
@@ -78,6 +80,7 @@ enum rsim_res_type {
 	RSIM_RES_AH,
 	RSIM_RES_DMAH,
 	RSIM_RES_SRQ,
+	RSIM_RES_DM,
 	RSIM_RES_NR,
 };
 
@@ -823,6 +826,8 @@ void rsim_wq_pop(struct rsim_wq *wq);
 int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq, u32 max_wr,
 		  u32 max_sge, size_t hdr, size_t payload);
 int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe);
+u64 rsim_dm_dma(struct ib_dm *ibdm);
+void rsim_dm_set_ops(struct ib_device *ibdev);
 void rsim_srq_event(struct rsim_srq *srq, enum ib_event_type type);
 void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
 		  struct ib_cq *ibcq, const struct ib_wc *wc, bool solicited);

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdmasim: device memory (ibv_alloc_dm).
+ *
+ * A device's on-chip memory, simulated: physically contiguous kernel
+ * pages, mapped for the device with the DMA API, which a process maps
+ * into its address space (mmap on its uverbs file, at the offset the
+ * driver's attribute of UVERBS_METHOD_DM_ALLOC returns, see
+ * include/rdmasim/rdmasim-abi.h) so that its provider copies to and from
+ * it (ibv_memcpy_to_dm), and which an MR can cover (reg_dm_mr, in mr.c;
+ * zero-based, as the core requires) for the data path to read and write
+ * like any registered memory. At most max_dm_size (256 KiB) each.
+ *
+ * The memory lives in an rdma_user_mmap_entry: freeing the DM removes the
+ * entry, and the pages go when the last mapping of them does
+ * (rsim_mmap_free()).
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
+
+#define UVERBS_MODULE_NAME rdmasim_ib
+#include <rdma/uverbs_named_ioctl.h>
+#include <rdma/uverbs_std_types.h>
+#include <rdmasim/rdmasim-abi.h>
+
+#include "rdmasim.h"
+
+/**
+ * struct rsim_dm_mem - the memory of a DM, mappable by its process
+ * @entry: the ucontext's mmap entry; must be first
+ * @dev: the device it is mapped for
+ * @buf: the pages, physically contiguous
+ * @dma: their DMA address
+ * @len: bytes (whole pages)
+ */
+struct rsim_dm_mem {
+	struct rdma_user_mmap_entry entry;
+	struct device *dev;
+	void *buf;
+	dma_addr_t dma;
+	size_t len;
+};
+
+/**
+ * struct rsim_dm - a DM object
+ * @ibdm: core object; must be first
+ * @mem: its memory, which may outlive it in a process's mapping
+ */
+struct rsim_dm {
+	struct ib_dm ibdm;
+	struct rsim_dm_mem *mem;
+};
+
+static struct rsim_dm *to_rsim_dm(struct ib_dm *ibdm)
+{
+	return container_of(ibdm, struct rsim_dm, ibdm);
+}
+
+/**
+ * rsim_dm_dma() - the DMA address of byte 0 of a DM
+ * @ibdm: the DM (the core keeps it while an MR covers it)
+ *
+ * Context: any.
+ * Return: the DMA address.
+ */
+u64 rsim_dm_dma(struct ib_dm *ibdm)
+{
+	return to_rsim_dm(ibdm)->mem->dma;
+}
+
+static void rsim_dm_mem_free(struct rsim_dm_mem *mem)
+{
+	dma_unmap_single(mem->dev, mem->dma, mem->len, DMA_BIDIRECTIONAL);
+	free_pages_exact(mem->buf, mem->len);
+	kfree(mem);
+}
+
+static struct ib_dm *rsim_alloc_dm(struct ib_device *ibdev,
+				   struct ib_ucontext *uctx,
+				   struct ib_dm_alloc_attr *attr,
+				   struct uverbs_attr_bundle *attrs)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibdev);
+	struct rsim_dm_mem *mem;
+	struct rsim_dm *dm;
+	u64 offset;
+	int err;
+
+	if (!uctx)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!attr->length || attr->length > RSIM_DM_MAX || attr->flags ||
+	    attr->alignment > PAGE_SHIFT)
+		return ERR_PTR(-EINVAL);
+	if (!rsim_res_get(rsim, RSIM_RES_DM))
+		return ERR_PTR(-ENOMEM);
+	err = -ENOMEM;
+	dm = kzalloc(sizeof(*dm), GFP_KERNEL);
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	if (!dm || !mem || rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
+		goto err_free;
+	mem->len = PAGE_ALIGN(attr->length);
+	mem->dev = &rsim->pdev->dev;
+	mem->buf = alloc_pages_exact(mem->len, GFP_KERNEL | __GFP_ZERO);
+	if (!mem->buf)
+		goto err_free;
+	mem->dma = dma_map_single(mem->dev, mem->buf, mem->len,
+				  DMA_BIDIRECTIONAL);
+	err = dma_mapping_error(mem->dev, mem->dma);
+	if (err)
+		goto err_free_pages;
+	err = rdma_user_mmap_entry_insert(uctx, &mem->entry, mem->len);
+	if (err)
+		goto err_unmap;
+	/* from here on the entry owns the memory: rsim_mmap_free() */
+	dm->mem = mem;
+	offset = rdma_user_mmap_get_offset(&mem->entry);
+	err = uverbs_copy_to(attrs, RSIM_UVERBS_ATTR_ALLOC_DM_MMAP_OFFSET,
+			     &offset, sizeof(offset));
+	if (err) {
+		rdma_user_mmap_entry_remove(&mem->entry);
+		kfree(dm);
+		rsim_res_put(rsim, RSIM_RES_DM);
+		return ERR_PTR(err);
+	}
+	return &dm->ibdm;
+
+err_unmap:
+	dma_unmap_single(mem->dev, mem->dma, mem->len, DMA_BIDIRECTIONAL);
+err_free_pages:
+	free_pages_exact(mem->buf, mem->len);
+err_free:
+	kfree(mem);
+	kfree(dm);
+	rsim_res_put(rsim, RSIM_RES_DM);
+	return ERR_PTR(err);
+}
+
+/* the core refuses while an MR covers it (its use count) */
+static int rsim_dealloc_dm(struct ib_dm *ibdm,
+			   struct uverbs_attr_bundle *attrs)
+{
+	struct rsim_dm *dm = to_rsim_dm(ibdm);
+
+	rdma_user_mmap_entry_remove(&dm->mem->entry);
+	rsim_res_put(to_rsim_dev(ibdm->device), RSIM_RES_DM);
+	kfree(dm);
+	return 0;
+}
+
+/* the process maps a DM's memory at the offset alloc_dm gave it */
+static int rsim_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *entry;
+	struct rsim_dm_mem *mem;
+	int err;
+
+	entry = rdma_user_mmap_entry_get(uctx, vma);
+	if (!entry)
+		return -EINVAL;
+	mem = container_of(entry, struct rsim_dm_mem, entry);
+	err = rdma_user_mmap_io(uctx, vma, PHYS_PFN(virt_to_phys(mem->buf)),
+				vma->vm_end - vma->vm_start,
+				vma->vm_page_prot, entry);
+	rdma_user_mmap_entry_put(entry);
+	return err;
+}
+
+/* the last reference to an entry: the DM is freed and nothing maps it */
+static void rsim_mmap_free(struct rdma_user_mmap_entry *entry)
+{
+	rsim_dm_mem_free(container_of(entry, struct rsim_dm_mem, entry));
+}
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(rsim_dm_alloc, UVERBS_OBJECT_DM,
+			     UVERBS_METHOD_DM_ALLOC,
+			     UVERBS_ATTR_PTR_OUT(RSIM_UVERBS_ATTR_ALLOC_DM_MMAP_OFFSET,
+						 UVERBS_ATTR_TYPE(u64),
+						 UA_MANDATORY));
+
+static const struct uapi_definition rsim_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &rsim_dm_alloc),
+	{},
+};
+
+static const struct ib_device_ops rsim_dm_ops = {
+	.alloc_dm = rsim_alloc_dm,
+	.dealloc_dm = rsim_dealloc_dm,
+	.mmap = rsim_mmap,
+	.mmap_free = rsim_mmap_free,
+};
+
+/**
+ * rsim_dm_set_ops() - give the device its DM verbs and their attribute
+ * @ibdev: the device, before registration
+ *
+ * Context: process.
+ */
+void rsim_dm_set_ops(struct ib_device *ibdev)
+{
+	ib_set_device_ops(ibdev, &rsim_dm_ops);
+	ibdev->driver_def = rsim_uapi_defs;
+}
