@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rdma-core-tests.py <rdma-core source> <device> [timeout s] [pattern...]
+# (patterns: also RSIM_RDMA_CORE_TESTS, space-separated)
 #
 # rdma-core's own tests (tests/, pyverbs) on one RDMA device, as its
 # run_tests.py loads them, with one line per test on stdout:
@@ -94,7 +95,8 @@ def flatten(suite):
 def main():
     src, dev = sys.argv[1], sys.argv[2]
     limit = int(sys.argv[3]) if len(sys.argv) > 3 else 120
-    patterns = sys.argv[4:]
+    patterns = sys.argv[4:] + os.environ.get("RSIM_RDMA_CORE_TESTS",
+                                             "").split()
     sys.path.insert(0, os.path.join(src, "tests"))
     from args_parser import parser
     sys.argv = [sys.argv[0], "--dev", dev]

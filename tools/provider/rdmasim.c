@@ -27,7 +27,6 @@
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdmasim/rdmasim-abi.h>
 
-
 struct rsim_device {
 	struct verbs_device vdev;
 };

@@ -98,8 +98,8 @@ static struct ib_dm *rsim_alloc_dm(struct ib_device *ibdev,
 	if (!rsim_res_get(rsim, RSIM_RES_DM))
 		return ERR_PTR(-ENOMEM);
 	err = -ENOMEM;
-	dm = kzalloc(sizeof(*dm), GFP_KERNEL);
-	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	dm = rsim_kzalloc_obj(*dm, GFP_KERNEL);
+	mem = rsim_kzalloc_obj(*mem, GFP_KERNEL);
 	if (!dm || !mem || rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		goto err_free;
 	mem->len = PAGE_ALIGN(attr->length);

@@ -876,8 +876,9 @@ static u8 *rsim_post_send_user_inline(struct rsim_qp *qp,
  * (dp.c), which runs small ones at once on this context and defers the
  * rest to the device's worker.
  *
- * Context: any; does not sleep, but for a user QP's inline data, which
- * is copied from user memory (uverbs posts from process context).
+ * Context: a kernel QP's posts, from any context (nothing sleeps); a
+ * user QP's, from process context (uverbs), as its inline data is copied
+ * in from user memory, which may sleep.
  */
 static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			  const struct ib_send_wr **bad_wr)

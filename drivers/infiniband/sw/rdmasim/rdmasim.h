@@ -476,8 +476,10 @@ struct rsim_recv_wqe {
  * @len: message bytes (the gather list's total; inline: @inline_len)
  * @imm: immediate data (*_WITH_IMM)
  * @inv: rkey to invalidate (SEND_WITH_INV, LOCAL_INV)
- * @remote_addr: RDMA target address
- * @rkey: RDMA target key
+ * @remote_addr: RDMA or atomic target address
+ * @rkey: RDMA or atomic target key
+ * @compare_add: CMP_AND_SWP: the value compared; FETCH_AND_ADD: added
+ * @swap: CMP_AND_SWP: the value written if the compare matched
  * @mr: REG_MR: the MR
  * @key: REG_MR: the key to register it with
  * @access: REG_MR: IB_ACCESS_* of the registration
