@@ -238,6 +238,18 @@ static struct ibv_mr *rsim_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	return &vmr->ibv_mr;
 }
 
+/* the kernel builds a new MR in the old one's place (mr.c) */
+static int rsim_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			 void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
 static int rsim_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;
@@ -543,6 +555,16 @@ static int rsim_destroy_cq(struct ibv_cq *ibcq)
 		return ret;
 	rsim_cq_free(to_rsim_cq(ibcq));
 	return 0;
+}
+
+/* a new ring in the kernel, the completions not yet polled kept there */
+static int rsim_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct ib_uverbs_resize_cq_resp resp;
+	struct ibv_resize_cq cmd;
+
+	return ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp,
+				 sizeof(resp));
 }
 
 /* what start_poll fetched and nobody read first, then the kernel's */
@@ -1303,6 +1325,8 @@ static const struct verbs_context_ops rsim_ctx_ops = {
 	.reg_mr = rsim_reg_mr,
 	.reg_mr_ex = rsim_reg_mr_ex,
 	.req_notify_cq = rsim_req_notify_cq,
+	.rereg_mr = rsim_rereg_mr,
+	.resize_cq = rsim_resize_cq,
 };
 
 static struct verbs_context *rsim_alloc_context(struct ibv_device *ibdev,
