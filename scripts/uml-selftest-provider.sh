@@ -227,6 +227,10 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"busy dealloc_pd_with_mr EBUSY" "busy destroy_cq_with_qp EBUSY" \
 		"busy mr_after_dealloc_pd_write 0" "busy dereg_mr 0" \
 		"busy dealloc_pd 0"
+	check "provider_verbs_rereg" lines /run/verbs \
+		"rereg access 0" "rereg translation 0" "rereg pd 0" \
+		"rereg dealloc_new_pd_busy EBUSY" "rereg unknown_flag EINVAL" \
+		"rereg empty_translation EINVAL" "rereg dereg 0"
 	# device memory: mapped copies, a zero-based MR an RDMA write lands in
 	check "provider_verbs_device_memory" lines /run/verbs \
 		"dm alloc_beyond_max EINVAL" "dm alloc 0" "dm copy_to 0" \

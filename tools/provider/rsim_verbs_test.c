@@ -14,6 +14,7 @@
  *  - ibv_reg_mr_ex() with IBV_REG_MR_MASK_DMAH, the handle refused by
  *    ibv_dealloc_dmah() (EBUSY) while the MR holds it, freed after
  *    ibv_dereg_mr(); a failed registration keeps no reference;
+ *  - ibv_rereg_mr() of rights, translation and PD, and bad reregs;
  *  - device memory (ibv_alloc_dm): copies, a zero-based MR over it that
  *    an RDMA write lands in, the DM busy while the MR covers it;
  *  - bad input: a PD with a live MR (EBUSY, the MR still usable), a CQ a
@@ -750,6 +751,57 @@ out:
 }
 
 /*
+ * ibv_rereg_mr(): new rights, a new translation, a new PD (which then
+ * cannot be freed under it); the kernel builds a new MR in the old one's
+ * place. Unknown flags and an empty translation are refused (libibverbs'
+ * IBV_REREG_MR_ERR_* codes) and leave the MR as it was.
+ */
+static void mr_rereg(void)
+{
+	unsigned char *buf, *buf2;
+	struct ibv_mr *mr;
+	struct ibv_pd *p2;
+
+	buf = pattern_buf(MR_LEN, 41);
+	buf2 = pattern_buf(MR_LEN, 42);
+	errno = 0;
+	p2 = ibv_alloc_pd(ctx);
+	if (!buf || !buf2 || expect_ptr("rereg", "alloc_pd", p2, 0))
+		goto out;
+	if (expect("rereg", "reg_mr",
+		   reg_mr(pd, buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE, &mr), 0))
+		goto out_pd;
+	expect("rereg", "access",
+	       ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			    MR_ACCESS) ? EIO : 0, 0);
+	expect("rereg", "translation",
+	       ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, buf2,
+			    MR_LEN, 0) ? EIO : 0, 0);
+	if (mr->addr != buf2 || mr->length != MR_LEN)
+		fail("rereg", "the MR does not describe the new buffer");
+	expect("rereg", "pd",
+	       ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, p2, NULL, 0, 0) ?
+	       EIO : 0, 0);
+	expect("rereg", "dealloc_new_pd_busy", ibv_dealloc_pd(p2), EBUSY);
+	expect("rereg", "unknown_flag",
+	       ibv_rereg_mr(mr, 1 << 5, NULL, NULL, 0, 0) ? EINVAL : 0,
+	       EINVAL);
+	expect("rereg", "empty_translation",
+	       ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, buf, 0,
+			    0) ? EINVAL : 0, EINVAL);
+	if (mr->addr != buf2 || mr->pd != p2)
+		fail("rereg", "a refused rereg changed the MR");
+	expect("rereg", "dereg", ibv_dereg_mr(mr), 0);
+out_pd:
+	expect("rereg", "dealloc_pd", ibv_dealloc_pd(p2), 0);
+out:
+	if (buf)
+		munmap(buf, MR_LEN);
+	if (buf2)
+		munmap(buf2, MR_LEN);
+}
+
+/*
  * Device memory: ibv_alloc_dm() within max_dm_size (one byte more is
  * refused), copies to and from it (a misaligned offset or a range past
  * the end: EINVAL), a zero-based MR over its second page (not zero-based,
@@ -1243,6 +1295,7 @@ int main(int argc, char **argv)
 	}
 	mr_bad();
 	busy_objects();
+	mr_rereg();
 	device_memory();
 	bad_sizes();
 	bogus_and_double();
