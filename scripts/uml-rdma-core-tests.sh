@@ -15,6 +15,10 @@
 # the tests make temporary files (XRC's shared file, ...): / is read-only
 mkdir -p /run/tmp
 export TMPDIR=/run/tmp
+# python's multiprocessing (the rdma_cm tests' two sides) needs /dev/shm,
+# which the kernel's devtmpfs /dev lacks
+mkdir -p /dev/shm
+mount -t tmpfs -o mode=1777 shm /dev/shm
 export PYTHONPATH="$RSIM_RDMA_CORE_PYTHONPATH"
 export LD_LIBRARY_PATH="$RSIM_RDMA_CORE_LIB"
 export RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
@@ -33,7 +37,12 @@ rdma_core_tests() {
 	say "RSIM-RDMACORE-END $1"
 }
 
+rdma_core_done() {
+	umount /dev/shm
+}
+
 part rdmacore
 for dev in ${RSIM_RDMA_CORE_DEVS:-rdmasim0 rxe0}; do
 	rdma_core_tests "$dev"
 done
+check "rdma_core_umount_shm" rdma_core_done
