@@ -71,6 +71,11 @@ rsim_rdma_core_deps() {
 # index's SHA256).
 rsim_rdma_core_fetch() {
 	local ver dir dl tmp orig sum top
+	# a tree of the caller's; not this script's own, which an earlier
+	# call (or its rsim-env.sh) exported under the same name
+	case ${RSIM_RDMA_CORE_SRC:-} in
+	"$RSIM_CACHE"/rdma-core/*/src) RSIM_RDMA_CORE_SRC= ;;
+	esac
 	if [ -n "${RSIM_RDMA_CORE_SRC:-}" ]; then
 		[ -f "$RSIM_RDMA_CORE_SRC/libibverbs/verbs.h" ] ||
 			die "RSIM_RDMA_CORE_SRC=$RSIM_RDMA_CORE_SRC is not an rdma-core tree"
