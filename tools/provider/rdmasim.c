@@ -238,7 +238,7 @@ static struct ibv_mr *rsim_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
 	return &vmr->ibv_mr;
 }
 
-/* the kernel builds a new MR in the old one's place (mr.c) */
+/* the kernel reregisters in place, keys kept (mr.c) */
 static int rsim_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			 void *addr, size_t length, int access)
 {
@@ -1128,8 +1128,8 @@ static int rsim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 /*
  * Device memory: the kernel's pages (dm.c), mapped here at the offset the
  * driver's attribute of the DM_ALLOC method returns; ibv_memcpy_to_dm and
- * ibv_memcpy_from_dm copy through the mapping, at offsets that are a
- * multiple of 4 (as mlx5 requires) and within the allocation. An MR over
+ * ibv_memcpy_from_dm copy through the mapping, at offsets and lengths that
+ * are multiples of 4 (as mlx5 requires) and within the allocation. An MR over
  * it is the kernel's (reg_dm_mr, zero-based).
  */
 struct rsim_dm {
@@ -1147,7 +1147,7 @@ static int rsim_dm_range(struct rsim_dm *dm, uint64_t off, size_t len)
 {
 	int ret = EINVAL;	/* positive, as libibverbs wants */
 
-	if (off % 4 || off > dm->len || len > dm->len - off)
+	if (off % 4 || len % 4 || off > dm->len || len > dm->len - off)
 		return ret;
 	return 0;
 }

@@ -752,13 +752,14 @@ out:
 
 /*
  * ibv_rereg_mr(): new rights, a new translation, a new PD (which then
- * cannot be freed under it); the kernel builds a new MR in the old one's
- * place. Unknown flags and an empty translation are refused (libibverbs'
- * IBV_REREG_MR_ERR_* codes) and leave the MR as it was.
+ * cannot be freed under it), all in place: the keys stay. Unknown flags
+ * and an empty translation are refused (libibverbs' IBV_REREG_MR_ERR_*
+ * codes) and leave the MR as it was.
  */
 static void mr_rereg(void)
 {
 	unsigned char *buf, *buf2;
+	uint32_t lkey, rkey;
 	struct ibv_mr *mr;
 	struct ibv_pd *p2;
 
@@ -771,6 +772,8 @@ static void mr_rereg(void)
 	if (expect("rereg", "reg_mr",
 		   reg_mr(pd, buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE, &mr), 0))
 		goto out_pd;
+	lkey = mr->lkey;
+	rkey = mr->rkey;
 	expect("rereg", "access",
 	       ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			    MR_ACCESS) ? EIO : 0, 0);
@@ -791,6 +794,9 @@ static void mr_rereg(void)
 			    0) ? EINVAL : 0, EINVAL);
 	if (mr->addr != buf2 || mr->pd != p2)
 		fail("rereg", "a refused rereg changed the MR");
+	/* in place: a peer that learned the keys goes on using them */
+	if (mr->lkey != lkey || mr->rkey != rkey)
+		fail("rereg", "the keys changed");
 	expect("rereg", "dereg", ibv_dereg_mr(mr), 0);
 out_pd:
 	expect("rereg", "dealloc_pd", ibv_dealloc_pd(p2), 0);
@@ -859,6 +865,8 @@ static void device_memory(void)
 	    memcmp(back, buf + 4096, 4096))
 		fail("dm", "copy_from does not read what copy_to wrote");
 	expect("dm", "copy_to_misaligned", ibv_memcpy_to_dm(dm, 2, buf, 16),
+	       EINVAL);
+	expect("dm", "copy_to_odd_length", ibv_memcpy_to_dm(dm, 0, buf, 6),
 	       EINVAL);
 	expect("dm", "copy_to_past_end",
 	       ibv_memcpy_to_dm(dm, 2 * 4096 - 4, buf, 8), EINVAL);

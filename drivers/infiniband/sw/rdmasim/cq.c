@@ -120,6 +120,34 @@ out:
 	return ret;
 }
 
+/**
+ * rsim_cq_clean() - drop a QP's completions from a CQ
+ * @cq: the QP's send or receive CQ
+ * @qp: the QP, going back to the reset state
+ *
+ * The other QPs' completions keep their order.
+ *
+ * Context: any; under the QP's lock (lock order: QP, then CQ).
+ */
+void rsim_cq_clean(struct rsim_cq *cq, struct ib_qp *qp)
+{
+	unsigned long flags;
+	u32 i, n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	/* compacted in place: slot n is never ahead of slot i */
+	for (i = 0; i < cq->count; i++) {
+		struct ib_wc *wc = &cq->queue[(cq->head + i) % cq->size];
+
+		if (wc->qp == qp)
+			continue;
+		cq->queue[(cq->head + n) % cq->size] = *wc;
+		n++;
+	}
+	cq->count = n;
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
 static void rsim_cq_event(struct rsim_cq *cq)
 {
 	struct ib_event ev = {

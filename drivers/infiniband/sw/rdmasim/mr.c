@@ -360,30 +360,54 @@ static struct ib_mr *rsim_get_dma_mr(struct ib_pd *ibpd, int access)
  * mapping ib_umem_get() made against the device, and the MR VALID on it:
  * the data path reaches user memory as it reaches a fast-registered MR.
  */
+/*
+ * The page translation of @length bytes of pinned memory: one entry per
+ * page, the first from the start of the page @umem starts in. Returns the
+ * array (*@npages entries) or an ERR_PTR.
+ */
+static struct rsim_mr_seg *rsim_umem_mtt(struct rsim_dev *rsim,
+					 struct ib_umem *umem, u64 length,
+					 size_t *npages)
+{
+	struct rsim_mr_seg *mtt;
+	struct scatterlist *sg;
+	size_t i = 0;
+	unsigned int n;
+	u64 off;
+
+	*npages = PAGE_ALIGN(ib_umem_offset(umem) + length) >> PAGE_SHIFT;
+	mtt = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
+	      kvcalloc(*npages, sizeof(*mtt), GFP_KERNEL);
+	if (!mtt)
+		return ERR_PTR(-ENOMEM);
+	/* the DMA segments cover whole pages, the first from its start */
+	for_each_sgtable_dma_sg(&umem->sgt_append.sgt, sg, n)
+		for (off = 0; off < sg_dma_len(sg) && i < *npages;
+		     off += PAGE_SIZE) {
+			mtt[i].addr = sg_dma_address(sg) + off;
+			mtt[i].len = PAGE_SIZE;
+			i++;
+		}
+	if (WARN_ON_ONCE(i != *npages)) {
+		kvfree(mtt);
+		return ERR_PTR(-EFAULT);
+	}
+	return mtt;
+}
+
 static int rsim_mr_umem_translate(struct rsim_mr *mr, u64 iova, u64 length,
 				  int access)
 {
 	struct ib_umem *umem = mr->umem;
-	struct scatterlist *sg;
-	size_t npages, i = 0;
-	unsigned int n;
-	u64 off;
+	size_t npages;
 
-	npages = PAGE_ALIGN(ib_umem_offset(umem) + length) >> PAGE_SHIFT;
-	mr->umtt = rsim_should_fail(mr->rsim, RSIM_FAULT_ALLOC) ? NULL :
-		   kvcalloc(npages, sizeof(*mr->umtt), GFP_KERNEL);
-	if (!mr->umtt)
-		return -ENOMEM;
-	/* the DMA segments cover whole pages, the first from its start */
-	for_each_sgtable_dma_sg(&umem->sgt_append.sgt, sg, n)
-		for (off = 0; off < sg_dma_len(sg) && i < npages;
-		     off += PAGE_SIZE) {
-			mr->umtt[i].addr = sg_dma_address(sg) + off;
-			mr->umtt[i].len = PAGE_SIZE;
-			i++;
-		}
-	if (WARN_ON_ONCE(i != npages))
-		return -EFAULT;
+	mr->umtt = rsim_umem_mtt(mr->rsim, umem, length, &npages);
+	if (IS_ERR(mr->umtt)) {
+		int err = PTR_ERR(mr->umtt);
+
+		mr->umtt = NULL;
+		return err;
+	}
 	/* nobody can look the MR up yet: no lock needed */
 	mr->reg.mtt = mr->umtt;
 	mr->reg.nsegs = npages;
@@ -517,11 +541,10 @@ static struct ib_mr *rsim_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *dm,
 	struct rsim_mr *mr;
 	int err;
 
+	/* a zero-length MR is allowed, as on mlx5: nothing reaches it */
 	err = ib_check_mr_access(ibpd->device, access);
 	if (err)
 		return ERR_PTR(err);
-	if (!attr->length)
-		return ERR_PTR(-EINVAL);
 	mr = rsim_mr_new(rsim, IB_MR_TYPE_DM, access, 0);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
@@ -549,33 +572,83 @@ static struct ib_mr *rsim_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *dm,
 }
 
 /*
- * rereg_user_mr: always a new MR, which the core puts in the old one's
- * place before it deregisters the old one. What the flags do not change
- * is the old MR's: its memory (pinned again), iova, rights, PD and DMA
- * handle. A dma-buf MR keeps no user address to pin again: only a new
- * translation (IB_MR_REREG_TRANS) may replace it. On failure the old MR
- * is untouched.
+ * rereg_user_mr, in place, as mlx5 does where it can: the MR keeps its
+ * keys (a peer that learned them goes on using them), and what the flags
+ * change takes effect under the MR's lock with a new generation, so that
+ * a copy in flight through the old registration stops as after an
+ * invalidation. A new translation (or new rights that need write access
+ * to memory pinned read-only) pins the memory again first; on any failure
+ * the MR is as it was. The core updates the MR's PD, iova and length. A
+ * dma-buf MR keeps no user address to pin again: only a new translation
+ * may replace it.
  */
 static struct ib_mr *rsim_rereg_user_mr(struct ib_mr *ibmr, int flags,
 					u64 start, u64 length, u64 iova,
 					int access, struct ib_pd *pd,
 					struct ib_udata *udata)
 {
-	struct rsim_mr *old = to_rsim_mr(ibmr);
+	struct rsim_mr *mr = to_rsim_mr(ibmr);
+	struct ib_umem *umem = NULL, *old_umem = NULL;
+	struct rsim_mr_seg *mtt = NULL, *old_mtt = NULL;
+	bool repin = flags & IB_MR_REREG_TRANS;
+	size_t npages = 0;
+	int err;
 
-	if (!(flags & IB_MR_REREG_TRANS)) {
-		if (!old->umem || old->umem->is_dmabuf)
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!mr->umem)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!repin && (access & IB_ACCESS_LOCAL_WRITE) &&
+	    !mr->umem->writable) {
+		if (mr->umem->is_dmabuf)
 			return ERR_PTR(-EOPNOTSUPP);
-		start = old->umem->address;
+		repin = true;
+		start = mr->umem->address;
+		length = ibmr->length;
+		iova = ibmr->iova;
+	} else if (!(flags & IB_MR_REREG_TRANS)) {
 		length = ibmr->length;
 		iova = ibmr->iova;
 	}
-	if (!(flags & IB_MR_REREG_ACCESS))
-		access = old->access;
-	if (!(flags & IB_MR_REREG_PD))
-		pd = ibmr->pd;
-	return rsim_reg_user_mr_dmah(pd, start, length, iova, access,
-				     old->dmah, udata);
+	err = rsim_user_mr_check(pd, repin ? start : 0, length, iova, access);
+	if (err)
+		return ERR_PTR(err);
+	if (repin) {
+		umem = rsim_should_fail(mr->rsim, RSIM_FAULT_ALLOC) ?
+		       ERR_PTR(-ENOMEM) :
+		       rsim_umem_get(ibmr->device, start, length, access);
+		if (IS_ERR(umem))
+			return ERR_CAST(umem);
+		mtt = rsim_umem_mtt(mr->rsim, umem, length, &npages);
+		if (IS_ERR(mtt)) {
+			ib_umem_release(umem);
+			return ERR_CAST(mtt);
+		}
+	}
+
+	spin_lock_bh(&mr->lock);
+	if (repin) {
+		old_umem = mr->umem;
+		old_mtt = mr->umtt;
+		mr->umem = umem;
+		mr->umtt = mtt;
+		mr->reg.mtt = mtt;
+		mr->reg.nsegs = npages;
+		mr->reg.page_size = PAGE_SIZE;
+		mr->reg.first_off = ib_umem_offset(umem);
+		mr->reg.iova = iova;
+		mr->reg.length = length;
+	}
+	mr->access = access;
+	mr->reg.access = access;
+	mr->reg.gen++;
+	spin_unlock_bh(&mr->lock);
+
+	/* no copy reads the old translation any more */
+	if (old_umem)
+		ib_umem_release(old_umem);
+	kvfree(old_mtt);
+	return NULL;
 }
 
 /*

@@ -559,9 +559,17 @@ static void rsim_qp_apply_locked(struct rsim_qp *qp,
 }
 
 /* Back to RESET: empty queues, no attributes; nobody executes the QP. */
+/*
+ * Back to RESET: the queues are empty, and so are the CQs of this QP's
+ * completions nobody polled (as mlx4 and mlx5 clean them), so that a QP
+ * brought back to RTS does not deliver the flushes of its earlier life.
+ */
 static void rsim_qp_reset_locked(struct rsim_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
+	rsim_cq_clean(to_rsim_cq(qp->ibqp.send_cq), &qp->ibqp);
+	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+		rsim_cq_clean(to_rsim_cq(qp->ibqp.recv_cq), &qp->ibqp);
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->sq.head = 0;
 	qp->sq.count = 0;

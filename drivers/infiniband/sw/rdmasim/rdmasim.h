@@ -829,6 +829,7 @@ int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq, u32 max_wr,
 		  u32 max_sge, size_t hdr, size_t payload);
 int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe);
 u64 rsim_dm_dma(struct ib_dm *ibdm);
+void rsim_cq_clean(struct rsim_cq *cq, struct ib_qp *qp);
 void rsim_dm_set_ops(struct ib_device *ibdev);
 void rsim_srq_event(struct rsim_srq *srq, enum ib_event_type type);
 void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
