@@ -1595,6 +1595,7 @@ static int dp_spin(void *arg)
 		};
 
 		atomic_set(&s->busy, 1);
+		/* busy before budget: pairs with the main thread's smp_mb() */
 		smp_mb__after_atomic();
 		if (atomic_read(&s->budget) > 0 &&
 		    !ib_post_send(s->qp, &wr.wr, NULL)) {
