@@ -97,6 +97,37 @@ void rsim_wq_pop(struct rsim_wq *wq)
 	wq->count--;
 }
 
+/**
+ * rsim_wq_post_recv() - queue a list of receive WRs
+ * @rq: a QP's receive queue or an SRQ's, its lock held
+ * @wr: the list; left at the WR that was refused (NULL if none was)
+ *
+ * The post-time rules of post_recv and post_srq_recv: no more SGEs than
+ * the queue's, no more WRs than fit; the WRs before a refused one stay
+ * queued.
+ *
+ * Context: any; does not sleep.
+ * Return: 0, -EINVAL (too many SGEs) or -ENOMEM (the queue is full).
+ */
+int rsim_wq_post_recv(struct rsim_wq *rq, const struct ib_recv_wr **wr)
+{
+	for (; *wr; *wr = (*wr)->next) {
+		const struct ib_recv_wr *w = *wr;
+		struct rsim_recv_wqe *wqe;
+
+		if (w->num_sge < 0 || w->num_sge > rq->max_sge)
+			return -EINVAL;
+		if (rq->count == rq->max_wr)
+			return -ENOMEM;
+		wqe = rsim_wqe(rq, rq->count);
+		wqe->wr_id = w->wr_id;
+		wqe->num_sge = w->num_sge;
+		memcpy(wqe->sge, w->sg_list, w->num_sge * sizeof(*w->sg_list));
+		rq->count++;
+	}
+	return 0;
+}
+
 /*
  * A ring of @max_wr slots of @hdr bytes plus @max_sge SGEs (or @payload
  * bytes of inline data, if more).
@@ -954,6 +985,7 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	bool wake = false;
 	int err = 0;
+	u32 count;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	/* a QP of an SRQ receives into the SRQ's WRs only */
@@ -961,24 +993,9 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		err = -EINVAL;
 		goto out;
 	}
-	for (; wr; wr = wr->next) {
-		struct rsim_recv_wqe *wqe;
-
-		if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_sge) {
-			err = -EINVAL;
-			break;
-		}
-		if (qp->rq.count == qp->rq.max_wr) {
-			err = -ENOMEM;
-			break;
-		}
-		wqe = rsim_wqe(&qp->rq, qp->rq.count);
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
-		qp->rq.count++;
-		wake = ibqp->qp_type == IB_QPT_RC;
-	}
+	count = qp->rq.count;
+	err = rsim_wq_post_recv(&qp->rq, &wr);
+	wake = ibqp->qp_type == IB_QPT_RC && qp->rq.count != count;
 	if (qp->state == IB_QPS_ERR) {
 		rsim_qp_flush_rq_locked(qp, &n);
 		wake = false;

@@ -827,6 +827,7 @@ void *rsim_wqe(struct rsim_wq *wq, u32 n);
 void rsim_wq_pop(struct rsim_wq *wq);
 int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq, u32 max_wr,
 		  u32 max_sge, size_t hdr, size_t payload);
+int rsim_wq_post_recv(struct rsim_wq *rq, const struct ib_recv_wr **wr);
 int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe);
 u64 rsim_dm_dma(struct ib_dm *ibdm);
 void rsim_cq_clean(struct rsim_cq *cq, struct ib_qp *qp);

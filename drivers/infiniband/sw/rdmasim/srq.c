@@ -132,28 +132,14 @@ static int rsim_post_srq_recv(struct ib_srq *ibsrq,
 {
 	struct rsim_srq *srq = to_rsim_srq(ibsrq);
 	unsigned long flags;
-	bool posted = false;
-	int err = 0;
+	bool posted;
+	u32 count;
+	int err;
 
 	spin_lock_irqsave(&srq->lock, flags);
-	for (; wr; wr = wr->next) {
-		struct rsim_recv_wqe *wqe;
-
-		if (wr->num_sge < 0 || wr->num_sge > srq->rq.max_sge) {
-			err = -EINVAL;
-			break;
-		}
-		if (srq->rq.count == srq->rq.max_wr) {
-			err = -ENOMEM;
-			break;
-		}
-		wqe = rsim_wqe(&srq->rq, srq->rq.count);
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
-		srq->rq.count++;
-		posted = true;
-	}
+	count = srq->rq.count;
+	err = rsim_wq_post_recv(&srq->rq, &wr);
+	posted = srq->rq.count != count;
 	spin_unlock_irqrestore(&srq->lock, flags);
 	if (err)
 		*bad_wr = wr;
