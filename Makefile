@@ -9,6 +9,10 @@
 #   make dmah KSRC=<7.3 source>			tools/dmah/rsim_dmah, DMA
 #						handles through the uverbs
 #						ioctl ABI (the selftest's)
+#   make install [INSTALL_MOD_PATH=<root>]	modules_install and depmod
+#   make dkms-install [KVER=<release>]		DKMS: add, build and install
+#   make dkms-remove				DKMS: remove every version
+#   make version					the version string (git)
 #   make check					every test (see README)
 #   make demo					boot UML with rdmasim, rxe, siw
 #   make bench					figures from a non-debug UML kernel
@@ -26,11 +30,37 @@
 #						scripts/rdma-core.sh)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
+# the kernel release KDIR was built for (its utsrelease.h: Debian's headers
+# packages say 6.1.0-50-amd64 there, 6.1.176 in kernel.release)
+KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	     $(KDIR)/include/generated/utsrelease.h)
+# modules_install signs with CONFIG_MODULE_SIG_ALL only where KDIR has the
+# kernel's key (a distribution's headers have none: no sign-file errors)
+NOSIGN = $(if $(wildcard $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=)
 
 all: modules
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# modules_install into $(INSTALL_MOD_PATH)/lib/modules/<release>/ (the
+# kernel's default directory for external modules: extra/ before 6.4,
+# updates/ after), then depmod: Debian's headers have no System.map, so the
+# kernel's own depmod step is skipped there
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install $(NOSIGN)
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KRELEASE)
+
+# DKMS (scripts/dkms.sh): /usr/src/rdmasim-<version>, dkms add + install
+# for KVER (default: the running kernel); dkms-remove removes every version
+dkms-install:
+	scripts/dkms.sh install $(KVER)
+
+dkms-remove:
+	scripts/dkms.sh remove
+
+version:
+	@sh scripts/version.sh .
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -82,4 +112,4 @@ rdma-core-tests:
 	scripts/uml-part.sh rdmacore
 
 .PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest smp \
-	rdma-core rdma-core-smoke rdma-core-tests
+	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version

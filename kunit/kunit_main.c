@@ -23,5 +23,7 @@ module_init(rsim_kunit_init);
 module_exit(rsim_kunit_exit);
 
 MODULE_DESCRIPTION("KUnit suites for rdmasim");
+MODULE_AUTHOR("rdmasim developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RSIM_VERSION);
 RSIM_IMPORT_KUNIT_NS();

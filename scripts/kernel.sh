@@ -159,6 +159,8 @@ rsim_build_modules() {
 	RSIM_MODDIR=$RSIM_OUT/build/$name
 	rm -rf "$RSIM_MODDIR"
 	mkdir -p "$RSIM_MODDIR"
+	# a copy is not a clone: scripts/version.sh reads .version there
+	sh "$RSIM_TOP/scripts/version.sh" "$RSIM_TOP" >"$RSIM_MODDIR/.version"
 	(cd "$RSIM_TOP" && git ls-files -co --exclude-standard -z |
 		xargs -0 cp --parents -t "$RSIM_MODDIR")
 	make -C "$RSIM_MODDIR" -j"$(nproc)" KDIR="$kdir" ARCH="$arch" W=1 "$@" \

@@ -578,4 +578,6 @@ module_init(rcf_init);
 module_exit(rcf_exit);
 
 MODULE_DESCRIPTION("RDMA device conformance suites (KUnit): allocation, mapping, fast registration and remote access rules for any kernel-verbs device");
+MODULE_AUTHOR("rdmasim developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RSIM_VERSION);

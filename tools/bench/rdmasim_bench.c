@@ -310,4 +310,6 @@ module_init(bench_init);
 module_exit(bench_exit);
 
 MODULE_DESCRIPTION("rdmasim benchmark: PUDA pool against irdma's pool and no pool");
+MODULE_AUTHOR("rdmasim developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RSIM_VERSION);

@@ -204,4 +204,6 @@ module_init(demo_init);
 module_exit(demo_exit);
 
 MODULE_DESCRIPTION("rdmasim demo: MR allocation and mapping on every RDMA device");
+MODULE_AUTHOR("rdmasim developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RSIM_VERSION);

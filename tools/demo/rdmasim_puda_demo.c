@@ -101,4 +101,6 @@ module_init(puda_demo_init);
 module_exit(puda_demo_exit);
 
 MODULE_DESCRIPTION("rdmasim demo: a client of the PUDA pool library");
+MODULE_AUTHOR("rdmasim developers");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RSIM_VERSION);

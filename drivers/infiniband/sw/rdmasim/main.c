@@ -354,3 +354,4 @@ module_exit(rsim_exit);
 MODULE_AUTHOR("rdmasim developers");
 MODULE_DESCRIPTION("Simulated RDMA device for allocation-path testing");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(RSIM_VERSION);
