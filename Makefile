@@ -17,6 +17,8 @@
 #   make demo					boot UML with rdmasim, rxe, siw
 #   make bench					figures from a non-debug UML kernel
 #   make conformance				the conformance suites alone (UML)
+#   make stock					Debian 12's stock kernel under QEMU:
+#						rdmasim installed and checked there
 #   make kunit [SUITE=<glob>]			KUnit suites in one UML boot
 #   make selftest				the shell selftest in one UML boot
 #   make rdma-core				rdma-core 65 (libibverbs, the ibv_*
@@ -111,5 +113,8 @@ rdma-core-smoke:
 rdma-core-tests:
 	scripts/uml-part.sh rdmacore
 
+stock:
+	scripts/uml-part.sh stock
+
 .PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest smp \
-	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version
+	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version stock

@@ -49,7 +49,7 @@ rsim_boots_wait() {
 	RSIM_BOOTS=''
 	RSIM_BOOT_LOGS=''
 	[ -z "$fail" ] || die "UML boot did not finish:$fail"
-	stage "UML boots finished"
+	stage "boots finished"
 }
 
 # The mutant: rdmasim with one rule broken on purpose (rsim_alloc_mr() no

@@ -18,18 +18,25 @@
 #        must fail exactly that rule in the conformance suites;
 #      every log must be free of KASAN, kmemleak, lockdep, DMA-API, WARN
 #      and BUG reports
-#   3. while they run: lint (checkpatch --strict, kernel-doc), a W=1 build
-#      against Debian 12's stock 6.1 headers and a W=1 compile against
-#      Debian 13's 6.12 (a prepared UML tree); then the non-debug UML
+#   3. while they run: lint (checkpatch --strict, kernel-doc); a W=1 build
+#      against Debian 12's stock 6.1 headers, installed (make install)
+#      into an initramfs with which Debian's unmodified stock 6.1 kernel
+#      boots under QEMU (scripts/stock.sh, stock-init.sh: modprobe,
+#      modinfo, rdma, sysfs, ibstat, smpquery, the demo on rdmasim0 and
+#      rxe0, the loopback client, new_device/del_device, rmmod); DKMS
+#      against the same headers (scripts/dkms.sh check); a W=1 compile
+#      against Debian 13's 6.12 (a prepared UML tree); then the non-debug UML
 #      kernel (make bench's, cached too) boots with two CPUs for the
 #      checks that need a second CPU (boots.sh's rsim_smp_boot)
-# Uses lib.sh's RSIM_TOP and RSIM_OUT; kernel.sh's RSIM_KSRC, RSIM_MODDIR,
-# RSIM_STOCK_KDIR and RSIM_PREPARED; boots.sh's RSIM_MUTANT_ARG and
+# Uses lib.sh's RSIM_TOP and RSIM_OUT; kernel.sh's RSIM_KSRC, RSIM_MODDIR
+# and RSIM_PREPARED; stock.sh's RSIM_STOCK_RELEASE; boots.sh's RSIM_MUTANT_ARG and
 # RSIM_JUDGE_KUNIT (each file's header lists what it sets).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
 . "$(dirname "$0")/boots.sh"
+# shellcheck source=stock.sh
+. "$(dirname "$0")/stock.sh"
 
 mkdir -p "$RSIM_OUT"
 stage "rdmasim make check"
@@ -56,8 +63,16 @@ rsim_boot conformance "$RSIM_OUT/uml-conformance.log"
 rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
 "$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC"
-rsim_stock_headers
-rsim_build_modules "$RSIM_STOCK_KDIR" x86 stock-6.1
+# Debian 12's stock 6.1 (stock.sh): rdmasim built W=1 against its headers
+# package, make install'ed into an initramfs, the unmodified stock kernel
+# booted under QEMU (TCG) with it; then DKMS against the same headers
+rsim_stock_ready
+rsim_stock_boot "$RSIM_OUT/stock-6.1.log"
+"$RSIM_TOP/scripts/dkms.sh" check "$RSIM_STOCK_RELEASE" >"$RSIM_OUT/dkms.log" 2>&1 || {
+	tail -30 "$RSIM_OUT/dkms.log" >&2
+	die "the DKMS test failed (log: $RSIM_OUT/dkms.log)"
+}
+grep "dkms: status" "$RSIM_OUT/dkms.log"
 # Debian 13's 6.12: compile only (the KUnit module included)
 rsim_prepare_uml 6.12
 rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
@@ -78,6 +93,8 @@ rsim_judge "$RSIM_OUT/uml-kunit.log" "$RSIM_OUT/uml-conformance.log" \
 	--json "$RSIM_OUT/kunit.json" --out "$RSIM_OUT" ||
 	die "make check failed"
 rsim_smp_judge "$RSIM_OUT/uml-smp.log" || die "make check failed (the two-CPU boot)"
+rsim_stock_judge "$RSIM_OUT/stock-6.1.log" ||
+	die "make check failed (the stock 6.1 kernel under QEMU)"
 rsim_rdmacore_judge "$RSIM_OUT/uml-rdmacore.log" ||
 	die "make check failed (rdma-core's tests)"
 stage "make check passed"

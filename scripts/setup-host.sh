@@ -21,4 +21,19 @@ if [ -n "$missing" ]; then
 	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y install $missing >/dev/null
 fi
+# the stock-kernel boot and the DKMS test (scripts/stock.sh, dkms.sh),
+# without recommends: no graphical front end for QEMU
+STOCK_PKGS="qemu-system-x86 busybox-static cpio dkms"
+missing=
+for p in $STOCK_PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	stage "installing:$missing"
+	$SUDO apt-get -q update >/dev/null
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y install \
+		--no-install-recommends $missing >/dev/null
+fi
 stage "host packages ready"

@@ -32,59 +32,14 @@ RDRV=$RSIM_MODDIR/drivers/infiniband/sw/rdmasim
 # shellcheck disable=SC2034 # PLAT: uml-selftest.sh's
 PLAT=/sys/bus/platform/drivers/rdmasim
 KMEMLEAK=/sys/kernel/debug/kmemleak
-n=0
-fails=0
 
 # proc, sysfs, debugfs, and a tmpfs on /run for scratch files (/tmp stays
 # the host's: the repository may live there); one mount for all four
 mount -a -T "$RSIM_TOP/scripts/uml-fstab"
 
-say() {
-	echo "$*" >/dev/kmsg
-}
-
-# check "name" cmd...: one line of the shell selftest's own results
-check() {
-	local name="$1"
-	shift
-	n=$((n + 1))
-	if "$@" >/run/check.out 2>&1; then
-		say "RSIM-SELFTEST ok $n $name"
-	else
-		say "RSIM-SELFTEST not ok $n $name"
-		while IFS= read -r l; do
-			say "RSIM-SELFTEST #   $l"
-		done </run/check.out
-		fails=$((fails + 1))
-	fi
-}
-
-# Every program started in the UML kernel costs about half a second (a
-# fork alone a quarter): the checks use shell builtins where they can.
-#   capture file cmd...: run cmd once, its output to <file> and the console
-#   has_line file pattern: a line of <file> matches the shell <pattern>
-capture() {
-	local f="$1" rc=0 l
-	shift
-	"$@" >"$f" 2>&1 || rc=$?
-	while IFS= read -r l; do echo "$l"; done <"$f" >/dev/console
-	return $rc
-}
-
-has_line() {
-	local l
-	while IFS= read -r l; do
-		# shellcheck disable=SC2254 # a pattern on purpose
-		case $l in $2) return 0 ;; esac
-	done <"$1"
-	echo "$1: no line matches '$2'"
-	return 1
-}
-
-# part name: where each part of the run begins (the time profile)
-part() {
-	say "RSIM-PART $1"
-}
+# say, check, capture, has_line, part, finish, sysfs_is and field
+# shellcheck source=init-lib.sh
+. "$RSIM_TOP/scripts/init-lib.sh"
 
 # wants part: RSIM_MODE names the part
 wants() {
@@ -93,23 +48,6 @@ wants() {
 	*,check,*) case $1 in kunit | conformance | selftest) return 0 ;; esac ;;
 	esac
 	return 1
-}
-
-finish() {
-	part finish
-	# objects must be older than kmemleak's minimum age to be reported
-	if [ -w $KMEMLEAK ]; then
-		sleep 6
-		echo scan >$KMEMLEAK
-		echo scan >$KMEMLEAK
-		say "RSIM-KMEMLEAK-BEGIN"
-		while IFS= read -r l; do echo "$l"; done <$KMEMLEAK >/dev/console
-		say "RSIM-KMEMLEAK-END"
-	fi
-	say "RSIM-SELFTEST 1..$n"
-	say "RSIM-DONE fails=$fails"
-	echo o >/proc/sysrq-trigger
-	sleep 10
 }
 
 read -r kver </proc/sys/kernel/osrelease

@@ -13,6 +13,8 @@
 #   make selftest			the shell selftest alone
 #   make smp				the two-CPU boot (non-debug kernel)
 #   make rdma-core-tests		rdma-core's tests on rdmasim0 and rxe0
+#   make stock				Debian 12's stock kernel under QEMU
+#					(scripts/stock.sh): no UML
 #
 # Uses lib.sh's RSIM_OUT, kernel.sh's RSIM_MODDIR (rsim_uml_ready) and
 # boots.sh's RSIM_JUDGE_KUNIT.
@@ -20,10 +22,22 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
 . "$(dirname "$0")/boots.sh"
+# shellcheck source=stock.sh
+. "$(dirname "$0")/stock.sh"
 
-part=${1:?usage: scripts/uml-part.sh kunit [GLOB] | selftest | smp | rdmacore}
+part=${1:?usage: scripts/uml-part.sh kunit [GLOB] | selftest | smp | rdmacore | stock}
 glob=${2:-*}
-if [ "$part" = smp ]; then
+if [ "$part" = stock ]; then
+	mkdir -p "$RSIM_OUT"
+	"$RSIM_TOP/scripts/setup-host.sh"
+	rsim_stock_ready
+	log=$RSIM_OUT/stock-6.1.log
+	rsim_stock_boot "$log"
+	rsim_boots_wait
+	rsim_stock_judge "$log" || die "make stock failed (log: $log)"
+	stage "stock passed (log: $log)"
+	exit 0
+elif [ "$part" = smp ]; then
 	rsim_uml_ready bench uml-7.3-bench
 else
 	rsim_uml_ready debug uml-7.3

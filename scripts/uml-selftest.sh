@@ -3,7 +3,8 @@
 #
 # rdmasim: shell selftest (netdevsim style), sourced by uml-init.sh inside
 # the UML test kernel with rdmasim0 loaded; it ends with rdmasim unloaded.
-# From uml-init.sh it uses check, capture, has_line and say, and RDRV,
+# From uml-init.sh it uses init-lib.sh's helpers (check, capture,
+# has_line, say, sysfs_is, field) and RDRV,
 # PLAT and RSIM_MODDIR. Its RSIM-SELFTEST lines are the console protocol
 # of Documentation/testing.rst ("The console protocol").
 #
@@ -13,30 +14,6 @@
 
 IB=/sys/class/infiniband
 DBG=/sys/kernel/debug/rdmasim
-
-# sysfs_is file value: the attribute reads exactly <value>
-sysfs_is() {
-	local v
-	read -r v <"$1" || { echo "$1: unreadable"; return 1; }
-	[ "$v" = "$2" ] || { echo "$1: '$v' != '$2'"; return 1; }
-}
-
-# field file name: the value of a "Name:....value" line of smpquery in $val
-field() {
-	local l
-	while IFS= read -r l; do
-		case $l in
-		"$2:"*)
-			val=${l#"$2:"}
-			while [ "${val#.}" != "$val" ]; do val=${val#.}; done
-			return 0
-			;;
-		esac
-	done <"$1"
-	val=
-	echo "$1: no $2"
-	return 1
-}
 
 check "sysfs_node_type" sysfs_is $IB/rdmasim0/node_type "1: CA"
 check "sysfs_port_state" sysfs_is $IB/rdmasim0/ports/1/state "4: ACTIVE"

@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim: /init of the initramfs that scripts/stock.sh builds for a
+# distribution's stock kernel booted under QEMU. The host's dash runs it
+# (busybox's sh would run its own applets in place of the host's
+# programs); the host's kmod, ip, rdma and infiniband-diags are in the
+# initramfs with their libraries, busybox gives the rest, and /lib/modules/<release> holds the stock modules the
+# checks need with rdmasim's, installed there by make install (depmod ran).
+# The kernel command line gives RSIM_VERSION (the version the modules must
+# carry). The checks need no KUnit: modprobe pulls in ib_core, modinfo,
+# rdma dev, sysfs, ibstat, smpquery -D, rdmasim_demo on rdmasim0 and rxe0,
+# rdmasim_loopback's data path with the debugfs counters, new_device and
+# del_device, and every module unloaded. Its output is the console
+# protocol of Documentation/testing.rst, judged by check-run.py --nodebug
+# --selftest.
+
+export PATH=/sbin:/bin:/usr/sbin:/usr/bin
+KMEMLEAK=/sys/kernel/debug/kmemleak
+IB=/sys/class/infiniband
+PLAT=/sys/bus/platform/drivers/rdmasim
+DBG=/sys/kernel/debug/rdmasim
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mkdir -p /run
+mount -t tmpfs tmpfs /run
+
+# shellcheck source=init-lib.sh
+. /rsim/init-lib.sh
+
+read -r kver </proc/sys/kernel/osrelease
+say "RSIM-INIT mode=stock kernel=$kver"
+part selftest
+
+# modprobe resolves rdmasim's dependencies from modules.dep
+check "modprobe_rdmasim" modprobe rdmasim
+check "ib_core_pulled_in" test -d /sys/module/ib_core
+check "rdmasim_from_make_install" \
+	test -f "/lib/modules/$kver/$(modinfo -F filename rdmasim | sed 's|.*/\(extra\|updates\)/|\1/|')"
+capture /run/modinfo modinfo rdmasim
+check "modinfo_version" has_line /run/modinfo "version: *$RSIM_VERSION"
+check "modinfo_description" has_line /run/modinfo "description: *Simulated RDMA*"
+check "modinfo_author" has_line /run/modinfo "author: *?*"
+check "modinfo_license" has_line /run/modinfo "license: *GPL*"
+# every parameter has help text: "parm: name:text (type)"
+parms_documented() {
+	local l p=0
+	while IFS= read -r l; do
+		case $l in
+		parm:*) ;;
+		*) continue ;;
+		esac
+		p=$((p + 1))
+		l=${l#parm:}
+		l=${l#"${l%%[! ]*}"}
+		case $l in
+		*:?*" ("*")") ;;
+		*) echo "no help text: $l"; return 1 ;;
+		esac
+	done </run/modinfo
+	[ $p -ge 2 ] || { echo "$p parameters"; return 1; }
+}
+check "modinfo_parameters_have_help" parms_documented
+
+capture /run/rdma-dev rdma dev
+check "rdma_dev_shows_rdmasim0" has_line /run/rdma-dev "*rdmasim0: node_type ca *"
+check "sysfs_node_type" sysfs_is $IB/rdmasim0/node_type "1: CA"
+check "sysfs_port_state" sysfs_is $IB/rdmasim0/ports/1/state "4: ACTIVE"
+check "sysfs_lid" sysfs_is $IB/rdmasim0/ports/1/lid "0x1"
+check "sysfs_parent_is_platform_device" \
+	test $IB/rdmasim0/device -ef /sys/devices/platform/rdmasim.0
+
+check "modprobe_ib_umad" modprobe ib_umad
+capture /run/ibstat ibstat rdmasim0
+ibstat_port_active() {
+	has_line /run/ibstat "*State: Active" && has_line /run/ibstat "*Base lid: 1"
+}
+check "ibstat_port_active" ibstat_port_active
+capture /run/ni smpquery -C rdmasim0 -P 1 -D nodeinfo 0
+smpquery_nodeinfo() {
+	has_line /run/ni "NodeType:*Channel Adapter*" &&
+		has_line /run/ni "*Guid:*0x02ca510000000000*"
+}
+check "smpquery_directed_nodeinfo" smpquery_nodeinfo
+capture /run/pi smpquery -C rdmasim0 -P 1 -D portinfo 0
+smpquery_portinfo() {
+	field /run/pi Lid && [ "$val" = 1 ] &&
+		field /run/pi LinkState && [ "${val#Active}" != "$val" ]
+}
+check "smpquery_directed_portinfo" smpquery_portinfo
+
+# rxe over one end of a veth pair (IPv6 link-local only), the stock
+# kernel's own rdma_rxe
+rxe_up() {
+	ip link set lo up &&
+	ip link add rsim_veth0 type veth peer name rsim_veth1 &&
+	ip link set rsim_veth0 up && ip link set rsim_veth1 up &&
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev rsim_veth0
+}
+check "rxe0_on_veth" rxe_up
+
+# rdmasim_demo allocates and maps MRs on every device: rdmasim0 and rxe0
+check "modprobe_rdmasim_demo" modprobe rdmasim_demo
+dmesg >/run/dmesg
+demo_ran_on() {
+	has_line /run/dmesg "*rdmasim_demo: $1: MR lkey *" &&
+		has_line /run/dmesg "*rdmasim_demo: $1:   map 3 pages -> 3 entries mapped*"
+}
+check "demo_mr_on_rdmasim0" demo_ran_on rdmasim0
+check "demo_mr_on_rxe0" demo_ran_on rxe0
+check "demo_over_max_num_sg_refused_on_rdmasim0" has_line /run/dmesg \
+	"*rdmasim_demo: rdmasim0:   ib_alloc_mr(max_num_sg=*, limit + 1) -> -EINVAL*"
+
+# the loopback data path: rdmasim_loopback's steps pass and the device's
+# debugfs counters move by what it posted (6 WRs, 2 x 4096 + 64 bytes)
+counter() {
+	local l
+	while IFS= read -r l; do
+		case $l in "$1 "*) echo "${l#"$1 "}"; return 0 ;; esac
+	done <$DBG/rdmasim0/datapath
+	return 1
+}
+wqes0=$(counter wqes)
+bytes0=$(counter bytes)
+check "modprobe_rdmasim_loopback" modprobe rdmasim_loopback
+dmesg >/run/dmesg
+check "loopback_passed_on_rdmasim0" has_line /run/dmesg \
+	"*rdmasim_loopback: rdmasim0: passed: *"
+counters_moved() {
+	local w b
+	w=$(counter wqes) && b=$(counter bytes) || return 1
+	echo "wqes $wqes0 -> $w, bytes $bytes0 -> $b"
+	[ $((w - wqes0)) -ge 6 ] && [ $((b - bytes0)) -ge 8256 ]
+}
+check "debugfs_datapath_counters_moved" counters_moved
+check "rmmod_rdmasim_loopback" rmmod rdmasim_loopback
+
+# devices created and deleted at run time through sysfs
+check "new_device_1" sh -c "echo 1 >$PLAT/new_device"
+check "new_device_1_is_there" test -d $IB/rdmasim1
+check "new_device_1_lid" sysfs_is $IB/rdmasim1/ports/1/lid "0x2"
+capture /run/rdma-dev rdma dev
+check "rdma_dev_shows_rdmasim1" has_line /run/rdma-dev "*rdmasim1: node_type ca *"
+check "loopback_on_rdmasim1" modprobe rdmasim_loopback
+dmesg >/run/dmesg
+check "loopback_passed_on_rdmasim1" has_line /run/dmesg \
+	"*rdmasim_loopback: rdmasim1: passed: *"
+check "rmmod_rdmasim_loopback_again" rmmod rdmasim_loopback
+check "del_device_1" sh -c "echo 1 >$PLAT/del_device"
+check "del_device_1_is_gone" test ! -e $IB/rdmasim1
+check "del_device_1_twice_refused" sh -c "! echo 1 >$PLAT/del_device"
+
+# everything unloads
+check "rmmod_rdmasim_demo" rmmod rdmasim_demo
+check "rxe0_del" rdma link del rxe0
+check "rmmod_rdma_rxe" rmmod rdma_rxe
+check "rmmod_rdmasim" rmmod rdmasim
+check "rdmasim_gone" test ! -e /sys/module/rdmasim
+check "rmmod_ib_core_and_users" modprobe -r ib_umad ib_uverbs ib_core
+finish
