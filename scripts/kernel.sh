@@ -152,19 +152,25 @@ rsim_prepare_uml() {
 # modules out of the source tree, in $RSIM_OUT/build/<name>, so that builds
 # for different kernels never share objects. Sets RSIM_MODDIR; the build
 # output is in $RSIM_MODDIR.log. Fails on any warning, unless
-# RSIM_WARN_OK=1 (a user's own kernel: the warnings are shown).
+# RSIM_WARN_OK=1 (a user's own kernel: the warnings are shown). With
+# RSIM_CHROOT=<dir> (a Debian 13 root, scripts/stock.sh) the build runs
+# in that root, in <dir>/build/<name>, and kdir is a path inside it.
 rsim_build_modules() {
-	local kdir=$1 arch=$2 name=$3 warn
+	local kdir=$1 arch=$2 name=$3 warn run=
 	shift 3
 	RSIM_MODDIR=$RSIM_OUT/build/$name
+	if [ -n "${RSIM_CHROOT:-}" ]; then
+		RSIM_MODDIR=$RSIM_CHROOT/build/$name
+		run="chroot $RSIM_CHROOT"
+	fi
 	rm -rf "$RSIM_MODDIR"
 	mkdir -p "$RSIM_MODDIR"
 	# a copy is not a clone: scripts/version.sh reads .version there
 	sh "$RSIM_TOP/scripts/version.sh" "$RSIM_TOP" >"$RSIM_MODDIR/.version"
 	(cd "$RSIM_TOP" && git ls-files -co --exclude-standard -z |
 		xargs -0 cp --parents -t "$RSIM_MODDIR")
-	make -C "$RSIM_MODDIR" -j"$(nproc)" KDIR="$kdir" ARCH="$arch" W=1 "$@" \
-		>"$RSIM_MODDIR.log" 2>&1 || {
+	$run make -C "${RSIM_MODDIR#"${RSIM_CHROOT:-}"}" -j"$(nproc)" KDIR="$kdir" \
+		ARCH="$arch" W=1 "$@" >"$RSIM_MODDIR.log" 2>&1 || {
 		tail -30 "$RSIM_MODDIR.log" >&2
 		die "module build against $name failed"
 	}

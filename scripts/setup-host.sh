@@ -23,7 +23,8 @@ if [ -n "$missing" ]; then
 fi
 # the stock-kernel boot and the DKMS test (scripts/stock.sh, dkms.sh),
 # without recommends: no graphical front end for QEMU
-STOCK_PKGS="qemu-system-x86 busybox-static cpio dkms"
+# (debootstrap: the Debian 13 root where rdmasim builds for stock 6.12)
+STOCK_PKGS="qemu-system-x86 busybox-static cpio dkms debootstrap"
 missing=
 for p in $STOCK_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

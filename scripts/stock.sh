@@ -1,21 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
-# rdmasim on a distribution's stock kernel: Debian 12's unmodified
+# rdmasim on a distribution's stock kernel: Debian's unmodified
 # linux-image-<release> (unpacked from its package, not installed) boots
 # under QEMU with software emulation (TCG: never KVM) from an initramfs
 # built here, and scripts/stock-init.sh runs the checks that need no KUnit
-# on rdmasim built against the matching linux-headers package. Sourced
-# after lib.sh, kernel.sh and boots.sh; uses lib.sh's RSIM_TOP, RSIM_CACHE,
-# RSIM_OUT, SUDO, stage, die and rsim_apt_opts, kernel.sh's
-# rsim_stock_headers (RSIM_STOCK_KDIR) and rsim_build_modules
-# (RSIM_MODDIR), and boots.sh's rsim_boot bookkeeping.
+# on rdmasim built against that kernel's headers. Two series:
+#   6.1	 Debian 12's: its linux-headers package, installed (the way
+#	 users build out-of-tree modules there)
+#   6.12 Debian 13's: its headers package cannot be installed on Debian
+#	 12 (its kbuild programs need glibc 2.38, the kernel gcc 14), so
+#	 rdmasim builds in a minimal Debian 13 root (debootstrap) with the
+#	 headers installed there, as on a Debian 13 host. (Building with
+#	 Debian 12's gcc 12 in linux-source-6.12 prepared with the stock
+#	 .config and Module.symvers links, but the module fails to load:
+#	 "x86/modules: Invalid relocation target".)
+# Sourced after lib.sh, kernel.sh and boots.sh; uses lib.sh's RSIM_TOP,
+# RSIM_CACHE, RSIM_OUT, SUDO, stage, die, debian_mirror, rsim_apt_opts
+# and rsim_apt_update_kernel, kernel.sh's rsim_stock_headers and
+# rsim_build_modules (RSIM_MODDIR), and boots.sh's
+# rsim_boot bookkeeping and rsim_judge.
 #
-#   rsim_stock_ready	-> RSIM_STOCK_KERNEL, RSIM_STOCK_INITRD,
-#			   RSIM_STOCK_RELEASE (the modules built W=1 in
-#			   $RSIM_OUT/build/stock-6.1 and make install'ed
-#			   into the initramfs)
-#   rsim_stock_boot log	the QEMU boot, in the background (rsim_boots_wait)
-#   rsim_stock_judge log	check-run.py --nodebug --selftest
+#   rsim_stock_ready <series>	-> RSIM_STOCK_KDIR, RSIM_STOCK_RELEASE,
+#				   RSIM_STOCK_KERNEL, RSIM_STOCK_INITRD,
+#				   RSIM_STOCK_VERSION (the modules built
+#				   W=1 in $RSIM_OUT/build/stock-6.1 or the
+#				   Debian 13 root's /build/stock-6.12, and
+#				   make install'ed into the initramfs)
+#   rsim_stock_boot <log>	that kernel under QEMU, in the background
+#				(rsim_boots_wait waits for it)
+#   rsim_stock_judge <log>	check-run.py --nodebug --selftest
 
 # The host programs the checks run, with their libraries; busybox (static)
 # gives everything else. dash is /bin/sh: busybox's sh would run its own
@@ -26,36 +39,76 @@ RSIM_STOCK_PROGS="dash kmod ip rdma ibstat smpquery"
 # crc32_generic (a request, not a module dependency)
 RSIM_STOCK_MODS="ib_core ib_uverbs ib_umad rdma_rxe veth crc32_generic"
 
-# rsim_stock_image <release>: linux-image-<release> from the bookworm
-# list (rsim_stock_headers updated it), unpacked once per package version
-# into $RSIM_CACHE/stock/, with depmod run on its modules. Sets
-# RSIM_STOCK_IMAGE (the unpacked root).
-rsim_stock_image() {
-	local rel=$1 pkg=linux-image-$1 ver dir tmp
+# rsim_stock_deb <package> <dir>: the package's current version from the
+# kernel list (trixie, trixie-backports, bookworm), unpacked into <dir>
+# once per version (<dir>-<version>/root); sets RSIM_STOCK_DEB to that root
+rsim_stock_deb() {
+	local pkg=$1 ver dir tmp
 	# shellcheck disable=SC2046
-	ver=$(apt-cache $(rsim_apt_opts bookworm) policy "$pkg" |
-	      awk '/Candidate:/ { print $2 }')
+	ver=$(apt-cache $(rsim_apt_opts) policy "$pkg" | awk '/Candidate:/ { print $2 }')
 	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
-		die "$pkg is not in the bookworm list"
+		die "$pkg is not in the Debian archive"
 	fi
-	dir=$RSIM_CACHE/stock/$pkg-$ver
-	RSIM_STOCK_IMAGE=$dir/root
-	if [ -f "$dir/.complete" ]; then
-		stage "stock kernel: $pkg $ver (cached)"
-		return
-	fi
+	dir=$2-$ver
+	RSIM_STOCK_DEB=$dir/root
+	[ -f "$dir/.complete" ] && return
 	stage "fetching $pkg $ver"
 	$SUDO mkdir -p "$dir"
 	$SUDO chown "$(id -u)" "$dir"
 	tmp=$(mktemp -d)
 	# shellcheck disable=SC2046
-	(cd "$tmp" && apt-get -q $(rsim_apt_opts bookworm) download "$pkg=$ver" >/dev/null) ||
+	(cd "$tmp" && apt-get -q $(rsim_apt_opts) download "$pkg=$ver" >/dev/null) ||
 		die "downloading $pkg failed"
-	rm -rf "$RSIM_STOCK_IMAGE"
-	dpkg-deb -x "$tmp/${pkg}_"*.deb "$RSIM_STOCK_IMAGE"
+	rm -rf "$RSIM_STOCK_DEB"
+	dpkg-deb -x "$tmp/${pkg}_"*.deb "$RSIM_STOCK_DEB"
 	rm -rf "$tmp"
-	depmod -b "$RSIM_STOCK_IMAGE" "$rel"
 	touch "$dir/.complete"
+}
+
+# rsim_stock_image <release>: linux-image-<release>, unpacked, with depmod
+# run on its modules (Debian 13 keeps them in /usr/lib/modules: a lib
+# link makes both look alike). Sets RSIM_STOCK_IMAGE (the unpacked root).
+rsim_stock_image() {
+	local rel=$1
+	rsim_stock_deb "linux-image-$rel" "$RSIM_CACHE/stock/linux-image-$rel"
+	RSIM_STOCK_IMAGE=$RSIM_STOCK_DEB
+	if [ ! -e "$RSIM_STOCK_IMAGE/lib" ]; then
+		ln -s usr/lib "$RSIM_STOCK_IMAGE/lib"
+	fi
+	[ -f "$RSIM_STOCK_IMAGE/lib/modules/$rel/modules.dep" ] ||
+		depmod -b "$RSIM_STOCK_IMAGE" "$rel"
+	stage "stock kernel: linux-image-$rel"
+}
+
+# rsim_stock_trixie: a minimal Debian 13 root (debootstrap, cached in
+# $RSIM_CACHE/stock/trixie-<release>) with make, perl, xz and Debian 13's
+# newest linux-headers-6.12.<n>+deb13-amd64 (not -rt-, not -cloud-)
+# installed, where rdmasim builds the way it builds on a Debian 13 host.
+# Sets RSIM_STOCK_RELEASE, RSIM_STOCK_CHROOT and RSIM_STOCK_KDIR (a path
+# inside the root).
+rsim_stock_trixie() {
+	local pkg dir
+	# shellcheck disable=SC2046
+	pkg=$(apt-cache $(rsim_apt_opts) pkgnames linux-headers-6.12. |
+	      grep -E -- '^linux-headers-6\.12\.[0-9]+[^-]*-amd64$' | sort -V | tail -1)
+	[ -n "$pkg" ] || die "no linux-headers-6.12.*-amd64 in the Debian archive"
+	RSIM_STOCK_RELEASE=${pkg#linux-headers-}
+	RSIM_STOCK_KDIR=/usr/src/$pkg
+	dir=$RSIM_CACHE/stock/trixie-$RSIM_STOCK_RELEASE
+	RSIM_STOCK_CHROOT=$dir/root
+	if [ -f "$dir/.complete" ]; then
+		stage "Debian 13 root with $pkg (cached)"
+		return
+	fi
+	stage "Debian 13 root with $pkg (debootstrap)"
+	$SUDO rm -rf "$RSIM_STOCK_CHROOT"
+	$SUDO mkdir -p "$RSIM_STOCK_CHROOT"
+	$SUDO debootstrap --variant=minbase --include="make,perl,xz-utils,$pkg" \
+		trixie "$RSIM_STOCK_CHROOT" "$(debian_mirror)" >"$dir/debootstrap.log" 2>&1 || {
+		tail -20 "$dir/debootstrap.log" >&2
+		die "debootstrap trixie failed (log: $dir/debootstrap.log)"
+	}
+	$SUDO touch "$dir/.complete"
 }
 
 # rsim_stock_copy_prog <root> <program>: the program and every library
@@ -73,7 +126,8 @@ rsim_stock_copy_prog() {
 # rdmasim's modules through make install (which runs depmod), and
 # stock-init.sh as /init, packed as a gzip'ed newc cpio archive
 rsim_stock_initramfs() {
-	local root=$1 rel=$2 out=$3 p m a mods
+	local root=$1 rel=$2 out=$3 p m a mods run=
+	[ -z "$RSIM_STOCK_CHROOT" ] || run="chroot $RSIM_STOCK_CHROOT"
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,run,rsim} "$root/lib/modules/$rel"
 	cp /bin/busybox "$root/bin/busybox"
@@ -100,30 +154,48 @@ rsim_stock_initramfs() {
 	for m in modules.order modules.builtin modules.builtin.modinfo; do
 		cp "$RSIM_STOCK_IMAGE/lib/modules/$rel/$m" "$root/lib/modules/$rel/"
 	done
-	make -C "$RSIM_MODDIR" install KDIR="$RSIM_STOCK_KDIR" \
-		INSTALL_MOD_PATH="$root" >>"$RSIM_MODDIR.log" 2>&1 || {
+	# make install into a staging root (where the build ran), then
+	# depmod over the stock modules and rdmasim's together
+	rm -rf "$RSIM_MODDIR-install"
+	$run make -C "${RSIM_MODDIR#"$RSIM_STOCK_CHROOT"}" install KDIR="$RSIM_STOCK_KDIR" \
+		INSTALL_MOD_PATH="${RSIM_MODDIR#"$RSIM_STOCK_CHROOT"}-install" \
+		>>"$RSIM_MODDIR.log" 2>&1 || {
 		tail -20 "$RSIM_MODDIR.log" >&2
 		die "make install into the initramfs failed"
 	}
+	cp -a "$RSIM_MODDIR-install/lib/modules/$rel/." "$root/lib/modules/$rel/"
+	depmod -b "$root" "$rel"
 	install -m 755 "$RSIM_TOP/scripts/stock-init.sh" "$root/init"
 	cp "$RSIM_TOP/scripts/init-lib.sh" "$root/rsim/"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 }
 
 rsim_stock_ready() {
-	local rel dir
+	local series=$1 dir
+	RSIM_STOCK_CHROOT=
 	command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (setup-host.sh)"
-	rsim_stock_headers
-	rel=${RSIM_STOCK_KDIR##*/linux-headers-}
-	rsim_stock_image "$rel"
-	rsim_build_modules "$RSIM_STOCK_KDIR" x86 stock-6.1
-	dir=$RSIM_OUT/stock-6.1
+	rsim_apt_update_kernel
+	case $series in
+	6.1)
+		rsim_stock_headers
+		RSIM_STOCK_RELEASE=${RSIM_STOCK_KDIR##*/linux-headers-}
+		;;
+	6.12)
+		rsim_stock_trixie
+		;;
+	*)
+		die "stock kernels: 6.1 or 6.12, not $series"
+		;;
+	esac
+	rsim_stock_image "$RSIM_STOCK_RELEASE"
+	RSIM_CHROOT=${RSIM_STOCK_CHROOT:-} rsim_build_modules "$RSIM_STOCK_KDIR" x86 "stock-$series"
+	RSIM_STOCK_VERSION=$(cat "$RSIM_MODDIR/.version")
+	dir=$RSIM_OUT/stock-$series
 	mkdir -p "$dir"
-	rsim_stock_initramfs "$dir/root" "$rel" "$dir/initrd.gz"
-	RSIM_STOCK_KERNEL=$RSIM_STOCK_IMAGE/boot/vmlinuz-$rel
+	rsim_stock_initramfs "$dir/root" "$RSIM_STOCK_RELEASE" "$dir/initrd.gz"
+	RSIM_STOCK_KERNEL=$RSIM_STOCK_IMAGE/boot/vmlinuz-$RSIM_STOCK_RELEASE
 	RSIM_STOCK_INITRD=$dir/initrd.gz
-	RSIM_STOCK_RELEASE=$rel
-	stage "stock $rel: initramfs $(du -h "$RSIM_STOCK_INITRD" | cut -f1) with rdmasim $(cat "$RSIM_MODDIR/.version")"
+	stage "stock $RSIM_STOCK_RELEASE: initramfs $(du -h "$RSIM_STOCK_INITRD" | cut -f1) with rdmasim $RSIM_STOCK_VERSION"
 }
 
 # rsim_stock_boot <log>: QEMU (TCG, one CPU, 1 GiB, serial console on
@@ -133,7 +205,7 @@ rsim_stock_boot() {
 	timeout -k 10 "${RSIM_STOCK_TIMEOUT:-900}" qemu-system-x86_64 \
 		-accel tcg -m 1024 -smp 1 -nographic -no-reboot -monitor none \
 		-kernel "$RSIM_STOCK_KERNEL" -initrd "$RSIM_STOCK_INITRD" \
-		-append "console=ttyS0 panic=-1 RSIM_VERSION=$(cat "$RSIM_MODDIR/.version")" \
+		-append "console=ttyS0 panic=-1 RSIM_VERSION=$RSIM_STOCK_VERSION" \
 		</dev/null >"$log" 2>&1 &
 	RSIM_BOOTS="$RSIM_BOOTS $!"
 	RSIM_BOOT_LOGS="$RSIM_BOOT_LOGS $log"

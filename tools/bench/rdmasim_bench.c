@@ -257,17 +257,18 @@ static void bench_all(struct device *dev, const char *devname)
 	pr_info("%-32s %10s %10s %10s %10s\n", "ns per get+return",
 		"1 CPU", "ratio", "2 CPUs", "ratio");
 	for (v = 0; v < 6; v++) {
-		char r1[16], r2[16];
+		/* room for two s64 and ".x": W=1 checks the worst case */
+		char r1[48], r2[48];
 
 		for (n = 0; n < 2; n++) {
 			char *r = n ? r2 : r1;
 
 			if (v < 4 && ns[v][n] > 0 && ns[3][n] > 0)
-				snprintf(r, 16, "%lld.%02lldx",
+				snprintf(r, sizeof(r1), "%lld.%02lldx",
 					 div_s64(ns[3][n], ns[v][n]),
 					 div_s64(ns[3][n] * 100, ns[v][n]) % 100);
 			else
-				strscpy(r, "-", 16);
+				strscpy(r, "-", sizeof(r1));
 		}
 		pr_info("%-32s %10lld %10s %10lld %10s\n", names[v], ns[v][0],
 			r1, ns[v][1], r2);
