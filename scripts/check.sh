@@ -25,13 +25,14 @@
 #      modinfo, rdma, sysfs, ibstat, smpquery, the demo on rdmasim0 and
 #      rxe0, the loopback client, new_device/del_device, rmmod); DKMS
 #      against the same headers (scripts/dkms.sh check); the same boot
-#      of Debian 13's stock 6.12, rdmasim built in a Debian 13 root
-#      (debootstrap, cached); a W=1 compile
+#      of Debian 13's stock 6.12 and backports 7.3, rdmasim built in a
+#      Debian 13 root (debootstrap, cached); a W=1 compile
 #      against Debian 13's 6.12 (a prepared UML tree); then the non-debug UML
 #      kernel (make bench's, cached too) boots with two CPUs for the
 #      checks that need a second CPU (boots.sh's rsim_smp_boot)
 # Uses lib.sh's RSIM_TOP and RSIM_OUT; kernel.sh's RSIM_KSRC, RSIM_MODDIR
-# and RSIM_PREPARED; stock.sh's RSIM_STOCK_RELEASE; boots.sh's RSIM_MUTANT_ARG and
+# and RSIM_PREPARED; stock.sh's RSIM_STOCK_RELEASE and
+# RSIM_STOCK_SERIES; boots.sh's RSIM_MUTANT_ARG and
 # RSIM_JUDGE_KUNIT (each file's header lists what it sets).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -75,9 +76,12 @@ rsim_stock_boot "$RSIM_OUT/stock-6.1.log"
 	die "the DKMS test failed (log: $RSIM_OUT/dkms.log)"
 }
 grep "dkms status" "$RSIM_OUT/dkms.log"
-# Debian 13's stock 6.12 the same way, rdmasim built in a Debian 13 root
-rsim_stock_ready 6.12
-rsim_stock_boot "$RSIM_OUT/stock-6.12.log"
+# Debian 13's stock 6.12 and backports 7.3 the same way, rdmasim built in
+# a Debian 13 root
+for s in 6.12 7.3; do
+	rsim_stock_ready $s
+	rsim_stock_boot "$RSIM_OUT/stock-$s.log"
+done
 # Debian 13's 6.12: compile only (the KUnit module included)
 rsim_prepare_uml 6.12
 rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
@@ -98,7 +102,7 @@ rsim_judge "$RSIM_OUT/uml-kunit.log" "$RSIM_OUT/uml-conformance.log" \
 	--json "$RSIM_OUT/kunit.json" --out "$RSIM_OUT" ||
 	die "make check failed"
 rsim_smp_judge "$RSIM_OUT/uml-smp.log" || die "make check failed (the two-CPU boot)"
-for s in 6.1 6.12; do
+for s in $RSIM_STOCK_SERIES; do
 	rsim_stock_judge "$RSIM_OUT/stock-$s.log" ||
 		die "make check failed (the stock $s kernel under QEMU)"
 done

@@ -161,7 +161,7 @@ rsim_build_modules() {
 	RSIM_MODDIR=$RSIM_OUT/build/$name
 	if [ -n "${RSIM_CHROOT:-}" ]; then
 		RSIM_MODDIR=$RSIM_CHROOT/build/$name
-		run="chroot $RSIM_CHROOT"
+		run="rsim_in_root $RSIM_CHROOT"
 	fi
 	rm -rf "$RSIM_MODDIR"
 	mkdir -p "$RSIM_MODDIR"
@@ -185,6 +185,17 @@ rsim_build_modules() {
 		return
 	fi
 	stage "modules built against $name, W=1 $*: no warnings"
+}
+
+# rsim_in_root <root> cmd...: cmd run chrooted in <root>, with /proc
+# mounted there meanwhile (objtool reads its limits)
+rsim_in_root() {
+	local root=$1 rc=0
+	shift
+	$SUDO mount -t proc proc "$root/proc"
+	$SUDO chroot "$root" "$@" || rc=$?
+	$SUDO umount "$root/proc"
+	return $rc
 }
 
 # rsim_stock_headers: install Debian 12's stock kernel headers

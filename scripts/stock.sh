@@ -4,7 +4,7 @@
 # linux-image-<release> (unpacked from its package, not installed) boots
 # under QEMU with software emulation (TCG: never KVM) from an initramfs
 # built here, and scripts/stock-init.sh runs the checks that need no KUnit
-# on rdmasim built against that kernel's headers. Two series:
+# on rdmasim built against that kernel's headers. Three series:
 #   6.1	 Debian 12's: its linux-headers package, installed (the way
 #	 users build out-of-tree modules there)
 #   6.12 Debian 13's: its headers package cannot be installed on Debian
@@ -14,10 +14,13 @@
 #	 Debian 12's gcc 12 in linux-source-6.12 prepared with the stock
 #	 .config and Module.symvers links, but the module fails to load:
 #	 "x86/modules: Invalid relocation target".)
+#   7.3	 Debian 13's backports: the same, the headers from
+#	 trixie-backports (the kernel split into linux-binary-, -base- and
+#	 -modules- packages)
 # Sourced after lib.sh, kernel.sh and boots.sh; uses lib.sh's RSIM_TOP,
 # RSIM_CACHE, RSIM_OUT, SUDO, stage, die, debian_mirror, rsim_apt_opts
-# and rsim_apt_update_kernel, kernel.sh's rsim_stock_headers and
-# rsim_build_modules (RSIM_MODDIR), and boots.sh's
+# and rsim_apt_update_kernel, kernel.sh's rsim_stock_headers,
+# rsim_in_root and rsim_build_modules (RSIM_MODDIR), and boots.sh's
 # rsim_boot bookkeeping and rsim_judge.
 #
 #   rsim_stock_ready <series>	-> RSIM_STOCK_KDIR, RSIM_STOCK_RELEASE,
@@ -35,78 +38,102 @@
 # applets (modprobe, ip) in place of the host's programs.
 RSIM_STOCK_PROGS="dash kmod ip rdma ibstat smpquery"
 # The stock modules the checks load (modprobe adds their dependencies);
-# rdma_rxe asks the crypto API for "crc32", which the kernel loads as
-# crc32_generic (a request, not a module dependency)
-RSIM_STOCK_MODS="ib_core ib_uverbs ib_umad rdma_rxe veth crc32_generic"
+# and where the kernel has it, crc32_generic: rdma_rxe before 6.15 or so
+# asks the crypto API for "crc32" (a request, not a module dependency)
+RSIM_STOCK_MODS="ib_core ib_uverbs ib_umad rdma_rxe veth"
+RSIM_STOCK_OPT_MODS="crc32_generic"
+# The series make stock and make check boot.
+# shellcheck disable=SC2034 # for the scripts that source this one
+RSIM_STOCK_SERIES="6.1 6.12 7.3"
 
-# rsim_stock_deb <package> <dir>: the package's current version from the
-# kernel list (trixie, trixie-backports, bookworm), unpacked into <dir>
-# once per version (<dir>-<version>/root); sets RSIM_STOCK_DEB to that root
-rsim_stock_deb() {
-	local pkg=$1 ver dir tmp
-	# shellcheck disable=SC2046
-	ver=$(apt-cache $(rsim_apt_opts) policy "$pkg" | awk '/Candidate:/ { print $2 }')
-	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
-		die "$pkg is not in the Debian archive"
-	fi
-	dir=$2-$ver
-	RSIM_STOCK_DEB=$dir/root
-	[ -f "$dir/.complete" ] && return
-	stage "fetching $pkg $ver"
-	$SUDO mkdir -p "$dir"
-	$SUDO chown "$(id -u)" "$dir"
-	tmp=$(mktemp -d)
-	# shellcheck disable=SC2046
-	(cd "$tmp" && apt-get -q $(rsim_apt_opts) download "$pkg=$ver" >/dev/null) ||
-		die "downloading $pkg failed"
-	rm -rf "$RSIM_STOCK_DEB"
-	dpkg-deb -x "$tmp/${pkg}_"*.deb "$RSIM_STOCK_DEB"
-	rm -rf "$tmp"
-	touch "$dir/.complete"
-}
-
-# rsim_stock_image <release>: linux-image-<release>, unpacked, with depmod
-# run on its modules (Debian 13 keeps them in /usr/lib/modules: a lib
-# link makes both look alike). Sets RSIM_STOCK_IMAGE (the unpacked root).
+# rsim_stock_image <release>: linux-image-<release> from the kernel list
+# (trixie, trixie-backports, bookworm), with the packages 7.3 splits it
+# into (linux-binary-, linux-base-, linux-modules-<release>) where they
+# exist, unpacked once per version into $RSIM_CACHE/stock/ with depmod run
+# on its modules (Debian 13 keeps them in /usr/lib/modules: a lib link
+# makes both look alike). Sets RSIM_STOCK_IMAGE (the unpacked root) and
+# RSIM_STOCK_KERNEL.
 rsim_stock_image() {
-	local rel=$1
-	rsim_stock_deb "linux-image-$rel" "$RSIM_CACHE/stock/linux-image-$rel"
-	RSIM_STOCK_IMAGE=$RSIM_STOCK_DEB
-	if [ ! -e "$RSIM_STOCK_IMAGE/lib" ]; then
-		ln -s usr/lib "$RSIM_STOCK_IMAGE/lib"
+	local rel=$1 ver dir tmp p pkgs=linux-image-$1
+	# shellcheck disable=SC2046
+	ver=$(apt-cache $(rsim_apt_opts) policy "$pkgs" | awk '/Candidate:/ { print $2 }')
+	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+		die "linux-image-$rel is not in the Debian archive"
 	fi
-	[ -f "$RSIM_STOCK_IMAGE/lib/modules/$rel/modules.dep" ] ||
+	for p in linux-binary linux-base linux-modules; do
+		# shellcheck disable=SC2046
+		apt-cache $(rsim_apt_opts) show "$p-$rel" >/dev/null 2>&1 &&
+			pkgs="$pkgs $p-$rel"
+	done
+	dir=$RSIM_CACHE/stock/linux-image-$rel-$ver
+	RSIM_STOCK_IMAGE=$dir/root
+	if [ ! -f "$dir/.complete" ]; then
+		stage "fetching $pkgs ($ver)"
+		$SUDO mkdir -p "$dir"
+		$SUDO chown "$(id -u)" "$dir"
+		rm -rf "$RSIM_STOCK_IMAGE"
+		tmp=$(mktemp -d)
+		for p in $pkgs; do
+			# shellcheck disable=SC2046
+			(cd "$tmp" && apt-get -q $(rsim_apt_opts) download "$p=$ver" >/dev/null) ||
+				die "downloading $p failed"
+			dpkg-deb -x "$tmp/${p}_"*.deb "$RSIM_STOCK_IMAGE"
+		done
+		rm -rf "$tmp"
+		if [ ! -e "$RSIM_STOCK_IMAGE/lib" ]; then
+			ln -s usr/lib "$RSIM_STOCK_IMAGE/lib"
+		fi
 		depmod -b "$RSIM_STOCK_IMAGE" "$rel"
-	stage "stock kernel: linux-image-$rel"
+		touch "$dir/.complete"
+	fi
+	RSIM_STOCK_KERNEL=$RSIM_STOCK_IMAGE/boot/vmlinuz-$rel
+	[ -f "$RSIM_STOCK_KERNEL" ] || RSIM_STOCK_KERNEL=$RSIM_STOCK_IMAGE/lib/modules/$rel/vmlinuz
+	[ -f "$RSIM_STOCK_KERNEL" ] || die "no vmlinuz in $pkgs"
+	stage "stock kernel: $pkgs ($ver)"
 }
 
-# rsim_stock_trixie: a minimal Debian 13 root (debootstrap, cached in
-# $RSIM_CACHE/stock/trixie-<release>) with make, perl, xz and Debian 13's
-# newest linux-headers-6.12.<n>+deb13-amd64 (not -rt-, not -cloud-)
-# installed, where rdmasim builds the way it builds on a Debian 13 host.
-# Sets RSIM_STOCK_RELEASE, RSIM_STOCK_CHROOT and RSIM_STOCK_KDIR (a path
-# inside the root).
+# rsim_stock_trixie <series>: a minimal Debian 13 root (debootstrap,
+# cached in $RSIM_CACHE/stock/trixie-<release>) with make, perl, xz, binutils, kmod and
+# Debian 13's newest linux-headers-<series>.<n>+deb13-amd64 (not -rt-, not
+# -cloud-; 7.3's from trixie-backports) installed, where rdmasim builds
+# the way it builds on a Debian 13 host. Sets RSIM_STOCK_RELEASE,
+# RSIM_STOCK_CHROOT and RSIM_STOCK_KDIR (a path inside the root).
 rsim_stock_trixie() {
-	local pkg dir
+	local series=$1 pkg dir root mirror
 	# shellcheck disable=SC2046
-	pkg=$(apt-cache $(rsim_apt_opts) pkgnames linux-headers-6.12. |
-	      grep -E -- '^linux-headers-6\.12\.[0-9]+[^-]*-amd64$' | sort -V | tail -1)
-	[ -n "$pkg" ] || die "no linux-headers-6.12.*-amd64 in the Debian archive"
+	pkg=$(apt-cache $(rsim_apt_opts) pkgnames "linux-headers-$series." |
+	      grep -E -- "^linux-headers-${series//./\\.}\\.[0-9]+[^-]*-amd64\$" |
+	      sort -V | tail -1)
+	[ -n "$pkg" ] || die "no linux-headers-$series.*-amd64 in the Debian archive"
 	RSIM_STOCK_RELEASE=${pkg#linux-headers-}
 	RSIM_STOCK_KDIR=/usr/src/$pkg
 	dir=$RSIM_CACHE/stock/trixie-$RSIM_STOCK_RELEASE
-	RSIM_STOCK_CHROOT=$dir/root
+	root=$dir/root
+	RSIM_STOCK_CHROOT=$root
 	if [ -f "$dir/.complete" ]; then
 		stage "Debian 13 root with $pkg (cached)"
 		return
 	fi
 	stage "Debian 13 root with $pkg (debootstrap)"
-	$SUDO rm -rf "$RSIM_STOCK_CHROOT"
-	$SUDO mkdir -p "$RSIM_STOCK_CHROOT"
-	$SUDO debootstrap --variant=minbase --include="make,perl,xz-utils,$pkg" \
-		trixie "$RSIM_STOCK_CHROOT" "$(debian_mirror)" >"$dir/debootstrap.log" 2>&1 || {
+	mirror=$(debian_mirror)
+	$SUDO rm -rf "$root"
+	$SUDO mkdir -p "$root"
+	$SUDO debootstrap --variant=minbase --include=make,perl,xz-utils,binutils,kmod \
+		trixie "$root" "$mirror" >"$dir/debootstrap.log" 2>&1 || {
 		tail -20 "$dir/debootstrap.log" >&2
 		die "debootstrap trixie failed (log: $dir/debootstrap.log)"
+	}
+	# the headers (and the gcc and kernel image they depend on) with
+	# apt in the root, backports listed too
+	printf 'deb %s trixie main\ndeb %s trixie-backports main\n' "$mirror" "$mirror" |
+		$SUDO tee "$root/etc/apt/sources.list" >/dev/null
+	{
+		rsim_in_root "$root" apt-get -q update &&
+		DEBIAN_FRONTEND=noninteractive rsim_in_root "$root" apt-get -q -y \
+			install --no-install-recommends "$pkg"
+	} >>"$dir/debootstrap.log" 2>&1 || {
+		tail -20 "$dir/debootstrap.log" >&2
+		die "installing $pkg in the Debian 13 root failed (log: $dir/debootstrap.log)"
 	}
 	$SUDO touch "$dir/.complete"
 }
@@ -127,7 +154,7 @@ rsim_stock_copy_prog() {
 # stock-init.sh as /init, packed as a gzip'ed newc cpio archive
 rsim_stock_initramfs() {
 	local root=$1 rel=$2 out=$3 p m a mods run=
-	[ -z "$RSIM_STOCK_CHROOT" ] || run="chroot $RSIM_STOCK_CHROOT"
+	[ -z "$RSIM_STOCK_CHROOT" ] || run="rsim_in_root $RSIM_STOCK_CHROOT"
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,proc,sys,dev,run,rsim} "$root/lib/modules/$rel"
 	cp /bin/busybox "$root/bin/busybox"
@@ -144,8 +171,12 @@ rsim_stock_initramfs() {
 			[ -e "$root/usr/sbin/$a" ] ||
 			[ -e "$root/usr/bin/$a" ] || ln -s busybox "$root/bin/$a"
 	done
+	mods=$RSIM_STOCK_MODS
+	for m in $RSIM_STOCK_OPT_MODS; do
+		modprobe -d "$RSIM_STOCK_IMAGE" -S "$rel" -n "$m" 2>/dev/null && mods="$mods $m"
+	done
 	# shellcheck disable=SC2086 # one word per module
-	mods=$(modprobe -d "$RSIM_STOCK_IMAGE" -S "$rel" --show-depends -a $RSIM_STOCK_MODS |
+	mods=$(modprobe -d "$RSIM_STOCK_IMAGE" -S "$rel" --show-depends -a $mods |
 	       awk '$1 == "insmod" { print $2 }' | sort -u)
 	[ -n "$mods" ] || die "no stock modules for $RSIM_STOCK_MODS"
 	for m in $mods; do
@@ -180,11 +211,11 @@ rsim_stock_ready() {
 		rsim_stock_headers
 		RSIM_STOCK_RELEASE=${RSIM_STOCK_KDIR##*/linux-headers-}
 		;;
-	6.12)
-		rsim_stock_trixie
+	6.12 | 7.3)
+		rsim_stock_trixie "$series"
 		;;
 	*)
-		die "stock kernels: 6.1 or 6.12, not $series"
+		die "stock kernels: 6.1, 6.12 or 7.3, not $series"
 		;;
 	esac
 	rsim_stock_image "$RSIM_STOCK_RELEASE"
@@ -193,7 +224,6 @@ rsim_stock_ready() {
 	dir=$RSIM_OUT/stock-$series
 	mkdir -p "$dir"
 	rsim_stock_initramfs "$dir/root" "$RSIM_STOCK_RELEASE" "$dir/initrd.gz"
-	RSIM_STOCK_KERNEL=$RSIM_STOCK_IMAGE/boot/vmlinuz-$RSIM_STOCK_RELEASE
 	RSIM_STOCK_INITRD=$dir/initrd.gz
 	stage "stock $RSIM_STOCK_RELEASE: initramfs $(du -h "$RSIM_STOCK_INITRD" | cut -f1) with rdmasim $RSIM_STOCK_VERSION"
 }

@@ -13,7 +13,7 @@
 #   make selftest			the shell selftest alone
 #   make smp				the two-CPU boot (non-debug kernel)
 #   make rdma-core-tests		rdma-core's tests on rdmasim0 and rxe0
-#   make stock				Debian 12's and 13's stock kernels
+#   make stock				Debian's stock 6.1, 6.12 and 7.3
 #					under QEMU (scripts/stock.sh): no UML
 #
 # Uses lib.sh's RSIM_OUT, kernel.sh's RSIM_MODDIR (rsim_uml_ready) and
@@ -28,19 +28,19 @@ set -euo pipefail
 part=${1:?usage: scripts/uml-part.sh kunit [GLOB] | selftest | smp | rdmacore | stock}
 glob=${2:-*}
 if [ "$part" = stock ]; then
-	# both series, side by side (one QEMU per CPU)
+	# every series, side by side
 	mkdir -p "$RSIM_OUT"
 	"$RSIM_TOP/scripts/setup-host.sh"
-	for s in 6.1 6.12; do
+	for s in $RSIM_STOCK_SERIES; do
 		rsim_stock_ready $s
 		rsim_stock_boot "$RSIM_OUT/stock-$s.log"
 	done
 	rsim_boots_wait
-	for s in 6.1 6.12; do
+	for s in $RSIM_STOCK_SERIES; do
 		rsim_stock_judge "$RSIM_OUT/stock-$s.log" ||
 			die "make stock failed (log: $RSIM_OUT/stock-$s.log)"
 	done
-	stage "stock passed (logs: $RSIM_OUT/stock-6.1.log, stock-6.12.log)"
+	stage "stock passed (logs: $RSIM_OUT/stock-*.log)"
 	exit 0
 elif [ "$part" = smp ]; then
 	rsim_uml_ready bench uml-7.3-bench
