@@ -10,6 +10,8 @@
 #						handles through the uverbs
 #						ioctl ABI (the selftest's)
 #   make check					every test (see README)
+#   make check-6.12				the KUnit and conformance suites
+#						booted on Debian 13's 6.12
 #   make demo					boot UML with rdmasim, rxe, siw
 #   make bench					figures from a non-debug UML kernel
 #   make conformance				the conformance suites alone (UML)
@@ -53,6 +55,9 @@ provider:
 check:
 	scripts/check.sh
 
+check-6.12:
+	scripts/check-6.12.sh
+
 demo:
 	scripts/demo.sh
 
@@ -81,5 +86,5 @@ rdma-core-smoke:
 rdma-core-tests:
 	scripts/uml-part.sh rdmacore
 
-.PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest smp \
+.PHONY: all modules umad dmah provider clean check check-6.12 demo bench conformance kunit selftest smp \
 	rdma-core rdma-core-smoke rdma-core-tests
