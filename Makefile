@@ -14,6 +14,8 @@
 #   make dkms-remove				DKMS: remove every version
 #   make version					the version string (git)
 #   make check					every test (see README)
+#   make check-6.12				the KUnit and conformance suites
+#						booted on Debian 13's 6.12
 #   make demo					boot UML with rdmasim, rxe, siw
 #   make bench					figures from a non-debug UML kernel
 #   make conformance				the conformance suites alone (UML)
@@ -85,6 +87,9 @@ provider:
 check:
 	scripts/check.sh
 
+check-6.12:
+	scripts/check-6.12.sh
+
 demo:
 	scripts/demo.sh
 
@@ -117,4 +122,5 @@ stock:
 	scripts/uml-part.sh stock
 
 .PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest smp \
-	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version stock
+	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version stock \
+	check-6.12

@@ -126,10 +126,8 @@ static void rsim_fault_test_every_point_unwinds(struct kunit *test)
 	ctx.pd = rsim_kunit_pd(test, ctx.rsim);
 	ctx.cq = rsim_kunit_cq(test, ctx.rsim, 64);
 	if (c->op == OP_REG_USER_MR) {
-		ctx.uaddr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE,
-					  PROT_READ | PROT_WRITE,
-					  MAP_ANONYMOUS | MAP_PRIVATE, 0);
-		KUNIT_ASSERT_NE(test, ctx.uaddr, 0);
+		ctx.uaddr = rsim_kunit_vm_mmap(test, PAGE_SIZE,
+					       PROT_READ | PROT_WRITE);
 	}
 
 	for (k = 1; k <= 16; k++) {

@@ -202,9 +202,7 @@ static void rsim_mr_test_reg_user_mr(struct kunit *test)
 	u64 len = 2 * PAGE_SIZE;
 	struct ib_mr *mr;
 
-	uaddr = kunit_vm_mmap(test, NULL, 0, 2 * PAGE_SIZE, c->prot,
-			      MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE_MSG(test, uaddr, 0, "no user memory for the test");
+	uaddr = rsim_kunit_vm_mmap(test, 2 * PAGE_SIZE, c->prot);
 	if (c->zero_len)
 		len = 0;
 

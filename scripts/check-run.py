@@ -4,7 +4,7 @@
 
 usage: check-run.py LOG... [--kunit KO [--glob GLOB] [--doc RST]]
                     [--selftest] [--conformance DEV,DEV,... [--top DIR]
-                    [--conformance-module KO]]
+                    [--conformance-module KO] [--known FILE]]
                     [--json FILE] [--out DIR] [--times]
 
 Every log (one per UML boot of the run) must have finished (RSIM-DONE),
@@ -28,7 +28,9 @@ protocol"); KTAP is read by ktap.py, the one parser.
              these devices, judged and tabulated by conformance-table.py
              (--out: where the table goes; --conformance-module KO: the
              suites each device must have are the ones the built
-             rdma_conformance.ko runs by default).
+             rdma_conformance.ko runs by default; --known FILE: the known
+             divergences of rxe and siw on the booted kernel, by default
+             kunit/conformance/known-divergences, 7.3's).
 --times      where the time went, per log: the RSIM-PART stages and each
              KUnit suite, from the printk timestamps.
 """
@@ -211,6 +213,7 @@ def main():
     ap.add_argument('--selftest', action='store_true')
     ap.add_argument('--conformance', metavar='DEVS')
     ap.add_argument('--conformance-module', metavar='KO')
+    ap.add_argument('--known', metavar='FILE')
     ap.add_argument('--top', default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument('--json')
     ap.add_argument('--out')
@@ -241,7 +244,8 @@ def main():
             top = args.top
             cmd = [sys.executable, os.path.join(top, 'scripts', 'conformance-table.py'),
                    conf[0], '--expect', args.conformance, '--judge',
-                   '--known', os.path.join(top, 'kunit', 'conformance', 'known-divergences'),
+                   '--known', args.known or os.path.join(top, 'kunit', 'conformance',
+                                                         'known-divergences'),
                    '--doc', os.path.join(top, 'Documentation', 'conformance.rst')]
             if args.out:
                 cmd += ['--out', args.out]

@@ -30,6 +30,9 @@
 #      against Debian 13's 6.12 (a prepared UML tree); then the non-debug UML
 #      kernel (make bench's, cached too) boots with two CPUs for the
 #      checks that need a second CPU (boots.sh's rsim_smp_boot)
+#   4. once the boots are judged: make check-6.12 (scripts/check-6.12.sh:
+#      the KUnit and conformance suites on a debug UML 6.12 kernel, built
+#      and cached in step 1)
 # Uses lib.sh's RSIM_TOP and RSIM_OUT; kernel.sh's RSIM_KSRC, RSIM_MODDIR
 # and RSIM_PREPARED; stock.sh's RSIM_STOCK_RELEASE and
 # RSIM_STOCK_SERIES; boots.sh's RSIM_MUTANT_ARG and
@@ -53,6 +56,9 @@ sparse=$(rsim_sparse)
 # a kernel build beside the debug boots would slow their timed waits
 rsim_fetch_source 7.3
 rsim_build_uml bench
+# and Debian 13's 6.12 debug kernel, for check-6.12.sh at the end
+(unset KSRC; rsim_fetch_source 6.12; rsim_build_uml debug 6.12) ||
+	die "building the UML 6.12 kernel failed"
 rsim_uml_ready debug uml-7.3 C=2 CHECK="$sparse"
 uml_moddir=$RSIM_MODDIR
 rsim_mutant_build
@@ -108,4 +114,7 @@ for s in $RSIM_STOCK_SERIES; do
 done
 rsim_rdmacore_judge "$RSIM_OUT/uml-rdmacore.log" ||
 	die "make check failed (rdma-core's tests)"
+# the KUnit and conformance suites on Debian 13's 6.12 (make check-6.12:
+# under two minutes, once the boots above are done)
+"$RSIM_TOP/scripts/check-6.12.sh" || die "make check failed (make check-6.12)"
 stage "make check passed"

@@ -7,12 +7,15 @@
 #
 #   rsim_fetch_source 7.3	-> RSIM_KSRC, RSIM_KSRC_ID (KSRC= overrides)
 #   rsim_uml_tree kind target fragment...	-> RSIM_TREE
-#   rsim_build_uml debug|bench	-> RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER
+#   rsim_build_uml debug|bench [series]	-> RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER
 #   rsim_prepare_uml 6.12	-> RSIM_PREPARED
 #   rsim_build_modules kdir arch name [make args]	-> RSIM_MODDIR
 #   rsim_stock_headers		-> RSIM_STOCK_KDIR
 #   rsim_uml_ready debug|bench name	-> all of the UML ones, exported,
 #				   and RSIM_RDMA_CORE_ENV (rdma-core.sh's)
+#
+# RSIM_SERIES picks the kernel series of rsim_build_uml and rsim_uml_ready
+# (default 7.3, the one make check boots; 6.12 for make check-6.12).
 
 # shellcheck source=rdma-core.sh
 . "$RSIM_TOP/scripts/rdma-core.sh"
@@ -99,38 +102,52 @@ rsim_uml_tree() {
 	stage "UML $kind tree built"
 }
 
-# rsim_build_uml <debug|bench>: the UML kernel from
-# kunit/configs/uml-base.config plus uml-<kind>.config, built and its
-# modules installed. Sets RSIM_KBUILD, RSIM_MODROOT and RSIM_KVER.
+# rsim_build_uml <debug|bench> [series]: the UML kernel of $RSIM_KSRC
+# (rsim_fetch_source <series> first) from kunit/configs/uml-base.config
+# plus uml-<kind>.config, and uml-<series>.config last where the series
+# has one (7.3, the default, has none: its trees' hashes stay what they
+# were), built and its modules installed. Sets RSIM_KBUILD, RSIM_MODROOT
+# and RSIM_KVER.
 rsim_build_uml() {
-	local kind=$1
-	rsim_uml_tree "$kind" all "$RSIM_TOP/kunit/configs/uml-base.config" \
-		"$RSIM_TOP/kunit/configs/uml-$kind.config"
+	local kind=$1 series=${2:-${RSIM_SERIES:-7.3}}
+	local cfg=$RSIM_TOP/kunit/configs
+	local frags=("$cfg/uml-base.config" "$cfg/uml-$kind.config")
+	[ -f "$cfg/uml-$series.config" ] && frags+=("$cfg/uml-$series.config")
+	rsim_uml_tree "$kind" all "${frags[@]}"
 	RSIM_KBUILD=$RSIM_TREE/obj
 	RSIM_MODROOT=$RSIM_TREE/modroot
 	RSIM_KVER=$(kernel_version "$RSIM_KSRC")
 }
 
-# Every option a fragment asks for must have survived olddefconfig.
+# Every option the fragments ask for must have survived olddefconfig;
+# where two fragments set one option, the later one wins (as in
+# merge_config.sh), e.g. uml-6.12.config over uml-base.config.
 rsim_check_config() {
 	local cfg=$1 f line opt want
+	local -A wants=() from=()
+	local order=()
 	shift
 	for f in "$@"; do
 		while read -r line; do
 			case "$line" in
 			CONFIG_*=*)
 				opt=${line%%=*}
-				want=${line#*=}
-				if [ "$want" = n ]; then
-					! grep -q "^$opt=" "$cfg" ||
-						die "$opt: wanted n, got $(grep "^$opt=" "$cfg")"
-				else
-					grep -qx "$opt=$want" "$cfg" ||
-						die "$opt=$want did not survive olddefconfig ($f)"
-				fi
+				[ -n "${wants[$opt]+set}" ] || order+=("$opt")
+				wants[$opt]=${line#*=}
+				from[$opt]=$f
 				;;
 			esac
 		done <"$f"
+	done
+	for opt in "${order[@]}"; do
+		want=${wants[$opt]}
+		if [ "$want" = n ]; then
+			! grep -q "^$opt=" "$cfg" ||
+				die "$opt: wanted n, got $(grep "^$opt=" "$cfg") (${from[$opt]})"
+		else
+			grep -qx "$opt=$want" "$cfg" ||
+				die "$opt=$want did not survive olddefconfig (${from[$opt]})"
+		fi
 	done
 }
 
@@ -215,19 +232,24 @@ rsim_stock_headers() {
 }
 
 # rsim_uml_ready <debug|bench> <name> [make args...]: everything a UML
-# run needs, from a fresh machine: host packages, linux-source-7.3, the
-# UML kernel of that kind, and the modules built against it (W=1 and the
-# make args) with the host programs of tools/umad and tools/dmah, and
-# rdma-core 65 with tools/provider built against it; exports what
-# run-uml.sh reads.
+# run needs, from a fresh machine: host packages, linux-source-$RSIM_SERIES
+# (7.3 by default), the UML kernel of that kind, and the modules built
+# against it (W=1 and the make args) with the host programs of tools/umad
+# and tools/dmah, and rdma-core 65 with tools/provider built against it
+# (not with RSIM_UML_TOOLS=0: the KUnit and conformance parts need none of
+# them); exports what run-uml.sh reads.
 rsim_uml_ready() {
-	local kind=$1 name=$2
+	local kind=$1 name=$2 series=${RSIM_SERIES:-7.3}
 	shift 2
 	mkdir -p "$RSIM_OUT"
 	"$RSIM_TOP/scripts/setup-host.sh"
-	rsim_fetch_source 7.3
-	rsim_build_uml "$kind"
+	rsim_fetch_source "$series"
+	rsim_build_uml "$kind" "$series"
 	rsim_build_modules "$RSIM_KBUILD" um "$name" "$@"
+	export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR
+	if [ "${RSIM_UML_TOOLS:-1}" = 0 ]; then
+		return
+	fi
 	# the selftest's libibumad client runs on the host's libraries
 	make -C "$RSIM_MODDIR" umad >>"$RSIM_MODDIR.log" 2>&1 || {
 		tail -30 "$RSIM_MODDIR.log" >&2
@@ -246,5 +268,5 @@ rsim_uml_ready() {
 		die "building tools/provider failed"
 	}
 	RSIM_RDMA_CORE_ENV=$RSIM_RDMA_CORE_BUILD/rsim-env.sh
-	export RSIM_KBUILD RSIM_MODROOT RSIM_KVER RSIM_MODDIR RSIM_RDMA_CORE_ENV
+	export RSIM_RDMA_CORE_ENV
 }
