@@ -85,7 +85,7 @@ grep "dkms status" "$RSIM_OUT/dkms.log"
 # Debian 13's stock 6.12 and backports 7.3 the same way, rdmasim built in
 # a Debian 13 root
 for s in 6.12 7.3; do
-	rsim_stock_ready $s
+	rsim_stock_ready "$s"
 	rsim_stock_boot "$RSIM_OUT/stock-$s.log"
 done
 # Debian 13's 6.12: compile only (the KUnit module included)

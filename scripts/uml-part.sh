@@ -32,7 +32,7 @@ if [ "$part" = stock ]; then
 	mkdir -p "$RSIM_OUT"
 	"$RSIM_TOP/scripts/setup-host.sh"
 	for s in $RSIM_STOCK_SERIES; do
-		rsim_stock_ready $s
+		rsim_stock_ready "$s"
 		rsim_stock_boot "$RSIM_OUT/stock-$s.log"
 	done
 	rsim_boots_wait
