@@ -10,31 +10,34 @@ PKGS="build-essential bc bison flex kmod sparse python3 perl xz-utils
       git iproute2 rdma-core ibverbs-utils infiniband-diags libibumad-dev
       debian-archive-keyring ca-certificates"
 
-missing=
-for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	stage "installing:$missing"
-	$SUDO apt-get -q update >/dev/null
-	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y install $missing >/dev/null
-fi
-# the stock-kernel boot and the DKMS test (scripts/stock.sh, dkms.sh),
-# without recommends: no graphical front end for QEMU
-# (debootstrap: the Debian 13 root where rdmasim builds for stock 6.12)
+# the stock-kernel boots and the DKMS test (scripts/stock.sh, dkms.sh),
+# installed without recommends: no graphical front end for QEMU
+# (debootstrap: the Debian 13 roots where rdmasim builds for stock 6.12
+# and 7.3)
 STOCK_PKGS="qemu-system-x86 busybox-static cpio dkms debootstrap"
-missing=
-for p in $STOCK_PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	stage "installing:$missing"
+
+# missing <package>...: those not installed, each after a space
+missing() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			printf ' %s' "$p"
+	done
+}
+
+# shellcheck disable=SC2086 # one word per package
+base=$(missing $PKGS)
+# shellcheck disable=SC2086
+stock=$(missing $STOCK_PKGS)
+if [ -n "$base$stock" ]; then
+	stage "installing:$base$stock"
 	$SUDO apt-get -q update >/dev/null
 	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y install \
-		--no-install-recommends $missing >/dev/null
+	[ -z "$base" ] ||
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y install $base >/dev/null
+	# shellcheck disable=SC2086
+	[ -z "$stock" ] ||
+		DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y install \
+			--no-install-recommends $stock >/dev/null
 fi
 stage "host packages ready"
