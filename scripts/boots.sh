@@ -25,18 +25,45 @@ rsim_boots_stop() {
 }
 trap rsim_boots_stop EXIT
 
+# rsim_bg <log> cmd...: cmd in the background, one of the boots
+# rsim_boots_wait waits for; its wall time in seconds goes to <log>.wall
+# (make check's summary). Terminated, it terminates cmd.
+rsim_bg() {
+	local log=$1
+	shift
+	(
+		t0=$(date +%s)
+		"$@" &
+		c=$!
+		trap 'kill $c 2>/dev/null' TERM INT
+		rc=0
+		wait $c || rc=$?
+		# a trap ended the first wait: cmd is still going down
+		if kill -0 $c 2>/dev/null; then
+			rc=0
+			wait $c || rc=$?
+		fi
+		echo $(($(date +%s) - t0)) >"$log.wall"
+		exit $rc
+	) &
+	RSIM_BOOTS="$RSIM_BOOTS $!"
+	RSIM_BOOT_LOGS="$RSIM_BOOT_LOGS $log"
+}
+
 # rsim_boot <mode> <log> [VAR=value...]: scripts/run-uml.sh in the
 # background, with the variables in its environment (e.g.
 # RSIM_MODDIR=... RSIM_UML_ARGS=...); its own output goes to <log>.out.
 rsim_boot() {
 	local mode=$1 log=$2
 	shift 2
-	env "$@" "$RSIM_TOP/scripts/run-uml.sh" "$mode" "$log" >"$log.out" 2>&1 &
-	RSIM_BOOTS="$RSIM_BOOTS $!"
-	RSIM_BOOT_LOGS="$RSIM_BOOT_LOGS $log"
+	rm -f "$log.wall"
+	rsim_bg "$log" env "$@" "$RSIM_TOP/scripts/run-uml.sh" "$mode" "$log" \
+		>"$log.out" 2>&1
 	stage "booting UML ($mode): $log"
 }
 
+# rsim_boots_wait: wait for every background job; fails (after waiting
+# for all) if one failed, naming its log
 rsim_boots_wait() {
 	local p log fail=
 	# shellcheck disable=SC2086 # one word per log
@@ -48,7 +75,10 @@ rsim_boots_wait() {
 	done
 	RSIM_BOOTS=''
 	RSIM_BOOT_LOGS=''
-	[ -z "$fail" ] || die "UML boot did not finish:$fail"
+	if [ -n "$fail" ]; then
+		echo "rdmasim: did not finish:$fail" >&2
+		return 1
+	fi
 	stage "boots finished"
 }
 
@@ -88,7 +118,7 @@ rsim_mutant_judge() {
 		--known "$RSIM_TOP/kunit/conformance/known-divergences" \
 		--doc "$RSIM_TOP/Documentation/conformance.rst" \
 		--out "$RSIM_OUT/mutant" --expect rdmasim0 >/dev/null
-	python3 - "$RSIM_OUT/mutant/conformance.json" <<'PY' || die "the suites did not see the broken rule (log: $log)"
+	python3 - "$RSIM_OUT/mutant/conformance.json" <<'PY' || {
 import json, sys
 doc = json.load(open(sys.argv[1]))
 red = sorted(r["name"] for r in doc["rules"]
@@ -97,6 +127,11 @@ want = ["alloc_mr_above_max", "alloc_mr_huge_sg"]
 print("rdmasim0 (mutant) fails:", ", ".join(red) or "nothing")
 sys.exit(0 if red == want else 1)
 PY
+		rsim_summary_add "mutant" FAIL "the suites did not see the broken rule"
+		echo "rdmasim: the suites did not see the broken rule (log: $log)" >&2
+		return 1
+	}
+	rsim_summary_add "mutant" PASS "rdmasim0 red on exactly the broken rule"
 	stage "mutant: the rdmasim0 row is red on the broken rule; table in $RSIM_OUT/mutant/conformance.txt"
 }
 
@@ -133,21 +168,74 @@ rsim_smp_boot() {
 rsim_smp_judge() {
 	# shellcheck disable=SC2086 # words on purpose
 	rsim_judge "$1" -- $RSIM_JUDGE_KUNIT "$RSIM_MODDIR/kunit/rdmasim_kunit.ko" \
-		--glob "$RSIM_SMP_GLOB" --nodebug
+		--glob "$RSIM_SMP_GLOB" --nodebug \
+		--summary "$RSIM_SUMMARY" --label "two-CPU boot (non-debug)"
 }
 
-# rdma-core's own tests (tests/, pyverbs) on rdmasim0 and on rxe0 in one
-# debug boot (uml-init.sh's rdmacore part, scripts/uml-rdma-core-tests.sh),
-# judged by rdma-core-judge.py: rdmasim0 has no failure or error, more
-# passes than rxe0, and a reason on every skip; the per-test table and the
-# counts go to $RSIM_OUT. RSIM_RDMA_CORE_TESTS (fnmatch patterns on test
-# ids) runs some only.
+# rdma-core's own tests (tests/, pyverbs; uml-init.sh's rdmacore part,
+# scripts/uml-rdma-core-tests.sh), judged by rdma-core-judge.py: rdmasim0
+# has no failure or error, more passes than rxe0, and a reason on every
+# skip; the per-test table and the counts go to $RSIM_OUT.
+#   rsim_rdmacore_boot log	rdmasim0's, in a debug boot (call
+#				rsim_uml_ready debug first)
+#   rsim_rdmacore_rxe_boot log	rxe0's, the comparison: a boot of the
+#				non-debug kernel without rdmasim (call
+#				rsim_uml_ready bench first), or the cached
+#				result of an earlier one with the same inputs
+#   rsim_rdmacore_judge log rxe-log
+# RSIM_RDMA_CORE_TESTS (fnmatch patterns on test ids) runs some only.
 rsim_rdmacore_boot() {
 	rsim_boot rdmacore "$1" RSIM_UML_TIMEOUT="${RSIM_UML_TIMEOUT:-5400}" \
-		RSIM_UML_ARGS="${RSIM_UML_ARGS:-}${RSIM_RDMA_CORE_TESTS:+ RSIM_RDMA_CORE_TESTS=$RSIM_RDMA_CORE_TESTS}"
+		RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_RDMA_CORE_DEVS=rdmasim0${RSIM_RDMA_CORE_TESTS:+ RSIM_RDMA_CORE_TESTS=$RSIM_RDMA_CORE_TESTS}"
+}
+
+# rxe0's results depend on the non-debug kernel (its tree's name holds the
+# source, the configuration's hash and the compiler), rdma-core's build
+# (its stamp), the runner and the init scripts, the test selection and
+# the host's python and libraries the tests load through hostfs; nothing
+# of rdmasim's is loaded. rsim_rdmacore_rxe_key hashes exactly these.
+rsim_rdmacore_rxe_key() {
+	local f
+	{
+		echo "$RSIM_KBUILD"
+		cat "$RSIM_RDMA_CORE_BUILD/.rsim-stamp"
+		for f in rdma-core-tests.py uml-rdma-core-tests.sh uml-init.sh \
+			init-lib.sh uml-fstab run-uml.sh; do
+			cat "$RSIM_TOP/scripts/$f"
+		done
+		echo "${RSIM_RDMA_CORE_TESTS:-}|${RSIM_RDMA_CORE_EXCLUDE:-}|${RSIM_RDMA_CORE_TIMEOUT:-}"
+		dpkg-query -W python3 libc6 libnl-3-200 libnl-route-3-200 libudev1 2>&1
+	} | sha256sum | cut -c1-16
+}
+
+RSIM_RXE_CACHED=''
+rsim_rdmacore_rxe_boot() {
+	local log=$1 key
+	key=$(rsim_rdmacore_rxe_key)
+	RSIM_RXE_CACHED=$RSIM_CACHE/results/rdma-core-rxe0-$key.log
+	rm -f "$log" "$log.out"
+	if [ -f "$RSIM_RXE_CACHED" ]; then
+		cp "$RSIM_RXE_CACHED" "$log"
+		stage "rdma-core's tests on rxe0: the result of an earlier boot with the same inputs ($RSIM_RXE_CACHED)"
+		RSIM_RXE_CACHED=''
+		return
+	fi
+	rsim_boot rdmacore "$log" RSIM_UML_TIMEOUT="${RSIM_UML_TIMEOUT:-5400}" \
+		RSIM_UML_ARGS="RSIM_RDMASIM=0 RSIM_RDMA_CORE_DEVS=rxe0${RSIM_RDMA_CORE_TESTS:+ RSIM_RDMA_CORE_TESTS=$RSIM_RDMA_CORE_TESTS}"
 }
 
 rsim_rdmacore_judge() {
-	python3 "$RSIM_TOP/scripts/rdma-core-judge.py" "$1" --dev rdmasim0 \
-		--peer rxe0 --out "$RSIM_OUT" ${RSIM_RDMA_CORE_TESTS:+--some}
+	local log=$1 rxe_log=$2
+	# a boot of rxe0's (not a cached result): its log clean, then kept
+	if [ -n "$RSIM_RXE_CACHED" ]; then
+		rsim_judge "$rxe_log" -- --nodebug --summary "$RSIM_SUMMARY" \
+			--label "rdma-core rxe0 boot" || return 1
+	fi
+	python3 "$RSIM_TOP/scripts/rdma-core-judge.py" "$log" "$rxe_log" --dev rdmasim0 \
+		--peer rxe0 --out "$RSIM_OUT" --summary "$RSIM_SUMMARY" \
+		${RSIM_RDMA_CORE_TESTS:+--some} || return 1
+	if [ -n "$RSIM_RXE_CACHED" ]; then
+		mkdir -p "${RSIM_RXE_CACHED%/*}"
+		cp "$rxe_log" "$RSIM_RXE_CACHED.tmp" && mv "$RSIM_RXE_CACHED.tmp" "$RSIM_RXE_CACHED"
+	fi
 }

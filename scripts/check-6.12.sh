@@ -19,8 +19,17 @@
 #      known divergences (kunit/conformance/known-divergences-6.12), and
 #      no KASAN, kmemleak, lockdep, DMA-API, WARN or BUG report in either
 #      log
-# make check runs it last. Uses lib.sh's RSIM_OUT, kernel.sh's
-# RSIM_MODDIR and boots.sh's RSIM_JUDGE_KUNIT.
+# The host's CPU decides one thing: UML 6.12 keeps 2696 bytes of FP state
+# per thread and hands the host's ptrace no less than that, while the
+# host's PTRACE_SETREGSET wants its whole XSAVE area, larger on a host
+# with AMX (11008 bytes): there Debian's UML 6.12 kills init at its first
+# process. The kernel is built with kunit/patches/6.12/, which moves the
+# registers through a buffer of the host's size where the host's area is
+# larger. Before booting, the host's size is read (scripts/xsave-size.c)
+# and the route said; after, the log must show the route taken (the
+# patch's boot line exactly where the host's area is larger).
+# make check runs it last. Uses lib.sh's RSIM_OUT and RSIM_SUMMARY,
+# kernel.sh's RSIM_MODDIR and boots.sh's RSIM_JUDGE_KUNIT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
@@ -35,18 +44,41 @@ mkdir -p "$out"
 stage "rdmasim make check-6.12"
 rsim_uml_ready debug uml-6.12-debug
 
+# the route, from the host's XSAVE size against what UML 6.12 keeps
+gcc -O2 -Wall -o "$out/xsave-size" "$RSIM_TOP/scripts/xsave-size.c" ||
+	die "building scripts/xsave-size.c failed"
+xsave=$("$out/xsave-size")
+uml_keeps=2696
+if [ "$xsave" -gt "$uml_keeps" ]; then
+	route="host XSAVE area $xsave bytes > the $uml_keeps UML 6.12 keeps: the registers go through a buffer of the host's size (kunit/patches/6.12/)"
+else
+	route="host XSAVE area $xsave bytes <= the $uml_keeps UML 6.12 keeps: Debian's own register path"
+fi
+stage "UML 6.12 route: $route"
+
 kunit_log=$RSIM_OUT/uml-6.12-kunit.log
 conf_log=$RSIM_OUT/uml-6.12-conformance.log
 rm -f "$kunit_log" "$kunit_log.out" "$conf_log" "$conf_log.out"
 rsim_boot conformance "$conf_log" RSIM_UML_ARGS="RSIM_CONF_ARGS=hazards=rdmasim0"
 rsim_boot kunit "$kunit_log" RSIM_UML_ARGS="${RSIM_UML_ARGS:-}"
 rsim_boots_wait
+# the route the boots took: the patch's line exactly when the host's area
+# is larger than what UML keeps
+for log in "$kunit_log" "$conf_log"; do
+	if grep -q "host XSAVE area $xsave bytes, more than" "$log"; then
+		[ "$xsave" -gt "$uml_keeps" ] || die "$log: the patch's buffer ran on a host whose XSAVE area fits"
+	else
+		[ "$xsave" -le "$uml_keeps" ] || die "$log: no line of the patch's buffer on a host whose XSAVE area is larger"
+	fi
+done
 # shellcheck disable=SC2086 # words on purpose
 rsim_judge "$kunit_log" "$conf_log" -- \
 	$RSIM_JUDGE_KUNIT "$RSIM_MODDIR/kunit/rdmasim_kunit.ko" \
 	--conformance rdmasim0,rxe0,siw0 \
 	--conformance-module "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" \
 	--known "$RSIM_TOP/kunit/conformance/known-divergences-6.12" \
-	--json "$out/kunit.json" --out "$out" ||
+	--json "$out/kunit.json" --out "$out" \
+	--summary "$RSIM_SUMMARY" --label "6.12 UML kunit + conformance" ||
 	die "make check-6.12 failed (logs: $kunit_log, $conf_log)"
-stage "make check-6.12 passed"
+echo "$route" >"$out/route.txt"
+stage "make check-6.12 passed ($route)"

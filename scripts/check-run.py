@@ -33,6 +33,9 @@ protocol"); KTAP is read by ktap.py, the one parser.
              kunit/conformance/known-divergences, 7.3's).
 --times      where the time went, per log: the RSIM-PART stages and each
              KUnit suite, from the printk timestamps.
+--summary FILE --label NAME  append one line to make check's summary:
+             NAME, PASS or FAIL, and what was counted (KUnit cases,
+             selftest checks, conformance rules, reports).
 """
 import argparse
 import fnmatch
@@ -109,7 +112,7 @@ def clean_log(name, lines, nodebug=False):
     return problems
 
 
-def judge_kunit(logs, ko, glob, doc, json_out):
+def judge_kunit(logs, ko, glob, doc, json_out, tally):
     problems = []
     declared = kosuites.module_suites(ko)
     if not declared:
@@ -134,6 +137,11 @@ def judge_kunit(logs, ko, glob, doc, json_out):
         with open(json_out, 'w') as f:
             json.dump(run.to_dict(), f, indent=1)
     print('suite                 cases (parameters counted)')
+    leaves = [leaf for name in want if name in suites
+              for leaf in suites[name].leaves()]
+    tally.append(f'{len(want)} KUnit suites, '
+                 f'{sum(leaf.status == ktap.PASS for leaf in leaves)} cases passed, '
+                 f'{sum(leaf.status == ktap.SKIP for leaf in leaves)} skipped')
     for name in want:
         s = suites.get(name)
         st = 'MISSING' if s is None else 'PASS' if s.ok() else s.status
@@ -151,11 +159,12 @@ def judge_kunit(logs, ko, glob, doc, json_out):
     return problems
 
 
-def judge_checks(logs):
+def judge_checks(logs, tally):
     """every RSIM-SELFTEST line of every log (the setup's, the teardown's
     and the shell selftest's checks): none fails, none is lost"""
     problems = []
     total = 0
+    failed = 0
     for name, lines in logs:
         st = [ktap.strip_ts(line).split('RSIM-SELFTEST ', 1)[1]
               for line in lines if 'RSIM-SELFTEST ' in line]
@@ -163,6 +172,7 @@ def judge_checks(logs):
         plan = [int(m.group(1)) for m in (re.match(r'1\.\.(\d+)$', line) for line in st) if m]
         bad = [line for line in results if line.startswith('not ok')]
         total += len(results)
+        failed += len(bad)
         print(f'{name}: RSIM-SELFTEST checks {len(results) - len(bad)} ok, {len(bad)} not ok')
         for line in st:
             if line.startswith('#'):
@@ -171,7 +181,38 @@ def judge_checks(logs):
         if not plan or plan[-1] != len(results):
             problems.append(f'{name}: selftest: {len(results)} results, plan '
                             f'{plan[-1] if plan else "missing"}')
+    tally.append(f'{total - failed}/{total} checks ok')
     return problems
+
+
+def wall(paths):
+    """the longest wall time of the boots (LOG.wall, written by the boot's
+    runner), or nothing"""
+    secs = []
+    for path in paths:
+        try:
+            with open(path + '.wall') as f:
+                secs.append(int(f.read().split()[0]))
+        except (OSError, ValueError, IndexError):
+            pass
+    return max(secs) if secs else ''
+
+
+def conformance_tally(out):
+    """the conformance table in a few words: rules x devices that passed"""
+    try:
+        with open(os.path.join(out, 'conformance.json')) as f:
+            doc = json.load(f)
+    except (OSError, TypeError, ValueError):
+        return 'conformance table unreadable'
+    devs = {}
+    for rule in doc['rules']:
+        for dev, res in rule['results'].items():
+            d = devs.setdefault(dev, [0, 0])
+            d[0] += res.get('status') == 'PASS'
+            d[1] += 1
+    return 'conformance ' + ', '.join(f'{dev} {p}/{n}'
+                                      for dev, (p, n) in devs.items())
 
 
 def times(name, lines):
@@ -220,7 +261,10 @@ def main():
     ap.add_argument('--times', action='store_true')
     ap.add_argument('--nodebug', action='store_true',
                     help='the logs come from the non-debug kernel: no kmemleak list')
+    ap.add_argument('--summary', metavar='FILE')
+    ap.add_argument('--label', default='boot')
     args = ap.parse_args()
+    tally = []
 
     logs = []
     for path in args.logs:
@@ -229,9 +273,11 @@ def main():
     problems = []
     for name, lines in logs:
         problems += clean_log(name, lines, args.nodebug)
+    reports = len(problems)
     if args.kunit:
-        problems += judge_kunit(logs, args.kunit, args.glob, args.doc, args.json)
-    problems += judge_checks(logs)
+        problems += judge_kunit(logs, args.kunit, args.glob, args.doc, args.json,
+                                tally)
+    problems += judge_checks(logs, tally)
     if args.selftest and not any('RSIM-PART selftest' in line
                                  for _, lines in logs for line in lines):
         problems.append('no log ran the shell selftest (RSIM-PART selftest)')
@@ -256,11 +302,17 @@ def main():
             sys.stdout.write(res.stdout + res.stderr)
             if res.returncode:
                 problems.append('conformance: see "conformance FAILED" above')
+            tally.append(conformance_tally(args.out))
     if args.times:
         print()
         for name, lines in logs:
             times(name, lines)
 
+    tally.append(f'{reports} log reports' if reports else 'logs clean')
+    if args.summary:
+        with open(args.summary, 'a') as f:
+            f.write(f'{args.label}\t{"FAIL" if problems else "PASS"}\t'
+                    f'{"; ".join(tally)}\t{wall(args.logs)}\n')
     if problems:
         print('\nFAILED:')
         for p in problems:

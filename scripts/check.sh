@@ -1,42 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make check: every test, from a fresh Debian 12 machine.
+# make check: every test, from a fresh Debian 12 machine
+# (Documentation/testing.rst describes each part and where the time goes).
 #   1. host packages; Debian's linux-source-7.3; the debug UML kernel
-#      (cached in /var/cache/rdmasim after the first run)
-#   2. W=1 + sparse build against the UML 7.3 tree: the modules the boots
-#      load, tools/provider against rdma-core 65 (scripts/rdma-core.sh,
-#      cached); then three UML boots side by side on the two CPUs
-#      (Documentation/testing.rst has where the time goes):
-#      - rdmacore: rdma-core's own tests (pyverbs) on rdmasim0 and rxe0,
-#        judged by rdma-core-judge.py (no failure or error on rdmasim0,
-#        more passes than rxe0, a reason on every skip; tables in out/);
-#      - conformance: the conformance suites on rdmasim0, rxe0 and siw0
-#        (a rule x device table in out/conformance.txt);
-#      - kunit,selftest,mutant: rdmasim's KUnit suites, the shell
-#        selftest, then the mutant: rdmasim built with one rule broken
-#        must fail exactly that rule in the conformance suites;
-#      every log must be free of KASAN, kmemleak, lockdep, DMA-API, WARN
-#      and BUG reports
-#   3. while they run: lint (checkpatch --strict, kernel-doc); a W=1 build
-#      against Debian 12's stock 6.1 headers, installed (make install)
-#      into an initramfs with which Debian's unmodified stock 6.1 kernel
-#      boots under QEMU (scripts/stock.sh, stock-init.sh: modprobe,
-#      modinfo, rdma, sysfs, ibstat, smpquery, the demo on rdmasim0 and
-#      rxe0, the loopback client, new_device/del_device, rmmod); DKMS
-#      against the same headers (scripts/dkms.sh check); the same boot
-#      of Debian 13's stock 6.12 and backports 7.3, rdmasim built in a
-#      Debian 13 root (debootstrap, cached); a W=1 compile
-#      against Debian 13's 6.12 (a prepared UML tree); then the non-debug UML
-#      kernel (make bench's, cached too) boots with two CPUs for the
-#      checks that need a second CPU (boots.sh's rsim_smp_boot)
-#   4. once the boots are judged: make check-6.12 (scripts/check-6.12.sh:
-#      the KUnit and conformance suites on a debug UML 6.12 kernel, built
-#      and cached in step 1)
-# Uses lib.sh's RSIM_TOP and RSIM_OUT; kernel.sh's RSIM_KSRC, RSIM_MODDIR
-# and RSIM_PREPARED; stock.sh's RSIM_STOCK_RELEASE and
-# RSIM_STOCK_SERIES; boots.sh's RSIM_MUTANT_ARG and
-# RSIM_JUDGE_KUNIT (each file's header lists what it sets).
+#      first (cached in /var/cache/rdmasim after the first run), then the
+#      modules built W=1 + sparse against it, tools/ and the provider
+#      against rdma-core 65 (scripts/rdma-core.sh, cached), the mutant
+#   2. the debug boots start at once, the longest first, and run while
+#      everything else is built and run beside them:
+#      - rdma-core's own tests (pyverbs) on rdmasim0;
+#      - the conformance suites on rdmasim0, rxe0 and siw0;
+#      - rdmasim's KUnit suites, the shell selftest, the mutant (rdmasim
+#        built with one rule broken must fail exactly that rule)
+#   3. beside them: lint; Debian's stock 6.1, 6.12 and 7.3 kernels under
+#      QEMU with rdmasim make install'ed (scripts/stock.sh); DKMS; a W=1
+#      compile against Debian 13's 6.12; the non-debug UML kernel (make
+#      bench's) for the two-CPU boot and for rdma-core's tests on rxe0
+#      (the comparison; its result is reused while its inputs stay the
+#      same); the debug UML 6.12 kernel and its KUnit and conformance
+#      boots (scripts/check-6.12.sh)
+#   4. every boot judged (scripts/check-run.py: suites, selftest checks,
+#      conformance table, and no KASAN, kmemleak, lockdep, DMA-API, WARN
+#      or BUG report in any log), then one summary: each part, PASS or
+#      FAIL, what it counted, minutes ($RSIM_OUT/summary.tsv)
+# Uses lib.sh's RSIM_TOP, RSIM_OUT and RSIM_SUMMARY; kernel.sh's
+# RSIM_KSRC, RSIM_MODDIR and RSIM_PREPARED; stock.sh's RSIM_STOCK_RELEASE
+# and RSIM_STOCK_SERIES; boots.sh's RSIM_MUTANT_ARG and RSIM_JUDGE_KUNIT
+# (each file's header lists what it sets).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/kernel.sh"
@@ -45,76 +36,100 @@ set -euo pipefail
 . "$(dirname "$0")/stock.sh"
 
 mkdir -p "$RSIM_OUT"
+rm -f "$RSIM_SUMMARY"
+trap 'rsim_boots_stop; rsim_summary_print' EXIT
 stage "rdmasim make check"
-python3 "$RSIM_TOP/scripts/check-run-test.py" >"$RSIM_OUT/check-run-test.log" 2>&1 || {
+rsim_step "log judge's own test" python3 "$RSIM_TOP/scripts/check-run-test.py" \
+	>"$RSIM_OUT/check-run-test.log" 2>&1 || {
 	cat "$RSIM_OUT/check-run-test.log" >&2
 	die "the log judge's own test failed"
 }
 "$RSIM_TOP/scripts/setup-host.sh"
 sparse=$(rsim_sparse)
-# the non-debug kernel of the two-CPU boot first (cached after one run):
-# a kernel build beside the debug boots would slow their timed waits
-rsim_fetch_source 7.3
-rsim_build_uml bench
-# and Debian 13's 6.12 debug kernel, for check-6.12.sh at the end
-(unset KSRC; rsim_fetch_source 6.12; rsim_build_uml debug 6.12) ||
-	die "building the UML 6.12 kernel failed"
+
+# the debug kernel first: its boots are the longest part, and start as
+# soon as it and the modules are there
+t0=$(date +%s)
 rsim_uml_ready debug uml-7.3 C=2 CHECK="$sparse"
 uml_moddir=$RSIM_MODDIR
 rsim_mutant_build
+rsim_summary_add "build 7.3: W=1, sparse" PASS \
+	"kernel, modules, tools, provider, mutant" $(($(date +%s) - t0))
 
-# two boots side by side; lint and the other builds beside them (a
-# failure there stops the kernels)
-rm -f "$RSIM_OUT"/uml-*.log "$RSIM_OUT"/uml-*.log.out
-# the longest boot first: rdma-core's tests on rdmasim0 and rxe0
+rm -f "$RSIM_OUT"/uml-*.log "$RSIM_OUT"/uml-*.log.*
+# the longest boot first: rdma-core's tests on rdmasim0
 rsim_rdmacore_boot "$RSIM_OUT/uml-rdmacore.log"
 rsim_boot conformance "$RSIM_OUT/uml-conformance.log"
 rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
-"$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC"
-# Debian 12's stock 6.1 (stock.sh): rdmasim built W=1 against its headers
-# package, make install'ed into an initramfs, the unmodified stock kernel
-# booted under QEMU (TCG) with it; then DKMS against the same headers
-rsim_stock_ready 6.1
-rsim_stock_boot "$RSIM_OUT/stock-6.1.log"
-"$RSIM_TOP/scripts/dkms.sh" check "$RSIM_STOCK_RELEASE" >"$RSIM_OUT/dkms.log" 2>&1 || {
+
+# beside the boots, each in the background with its own judge: Debian's
+# stock kernels under QEMU (make stock: rdmasim built against each
+# kernel's headers, make install'ed into an initramfs, the unmodified
+# kernel booted with it), and the KUnit and conformance suites on Debian
+# 13's 6.12 (make check-6.12, its kernel built there the first time).
+# Every apt list they read is updated here first (RSIM_APT_FRESH), and
+# the host packages installed: none of them runs apt-get update, and
+# only the stock job's no-op install takes dpkg's lock.
+export RSIM_CHECK=1 RSIM_SUMMARY
+rsim_stock_headers
+# shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>
+rsim_bg "$RSIM_OUT/stock.log" rsim_step "stock kernels under QEMU (build, boot)" \
+	"$RSIM_TOP/scripts/uml-part.sh" stock >"$RSIM_OUT/stock.log" 2>&1
+stage "stock kernels under QEMU, in the background: $RSIM_OUT/stock.log"
+# shellcheck disable=SC2094 # likewise
+rsim_bg "$RSIM_OUT/check-6.12.log" "$RSIM_TOP/scripts/check-6.12.sh" \
+	>"$RSIM_OUT/check-6.12.log" 2>&1
+stage "make check-6.12, in the background: $RSIM_OUT/check-6.12.log"
+
+rsim_step "lint" "$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC" || die "lint failed"
+# Debian 13's 6.12: compile only (the KUnit module included)
+rsim_prepare_uml 6.12
+rsim_step "compile 6.12 (W=1)" \
+	rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
+# the non-debug kernel (make bench's, cached): the two-CPU boot, and
+# rdma-core's tests on rxe0 (or their earlier result, same inputs)
+rsim_uml_ready bench uml-7.3-bench
+rsim_smp_boot "$RSIM_OUT/uml-smp.log"
+rsim_rdmacore_rxe_boot "$RSIM_OUT/uml-rdmacore-rxe0.log"
+
+stage "waiting for the boots"
+rsim_boots_wait || true
+# DKMS against the 6.1 headers, once the stock job (which installed
+# them, and runs dpkg) is done
+rsim_step "DKMS (stock 6.1 headers)" "$RSIM_TOP/scripts/dkms.sh" check "${RSIM_STOCK_KDIR##*/linux-headers-}" \
+	>"$RSIM_OUT/dkms.log" 2>&1 || {
 	tail -30 "$RSIM_OUT/dkms.log" >&2
 	die "the DKMS test failed (log: $RSIM_OUT/dkms.log)"
 }
 grep "dkms status" "$RSIM_OUT/dkms.log"
-# Debian 13's stock 6.12 and backports 7.3 the same way, rdmasim built in
-# a Debian 13 root
-for s in 6.12 7.3; do
-	rsim_stock_ready "$s"
-	rsim_stock_boot "$RSIM_OUT/stock-$s.log"
-done
-# Debian 13's 6.12: compile only (the KUnit module included)
-rsim_prepare_uml 6.12
-rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
-# the two-CPU boot, on the non-debug kernel (boots.sh): a second
-# RSIM_MODDIR; the judges below use $uml_moddir for the debug boots
-rsim_uml_ready bench uml-7.3-bench
-rsim_smp_boot "$RSIM_OUT/uml-smp.log"
-
-stage "waiting for the UML boots"
-rsim_boots_wait
-rsim_mutant_judge "$RSIM_OUT/uml-kunit.log"
+fails=0
+rsim_mutant_judge "$RSIM_OUT/uml-kunit.log" || fails=$((fails + 1))
 # shellcheck disable=SC2086 # words on purpose
-rsim_judge "$RSIM_OUT/uml-kunit.log" "$RSIM_OUT/uml-conformance.log" \
-	"$RSIM_OUT/uml-rdmacore.log" -- \
+rsim_judge "$RSIM_OUT/uml-kunit.log" -- \
 	$RSIM_JUDGE_KUNIT "$uml_moddir/kunit/rdmasim_kunit.ko" --selftest \
+	--json "$RSIM_OUT/kunit.json" \
+	--summary "$RSIM_SUMMARY" --label "kunit + selftest + mutant" ||
+	fails=$((fails + 1))
+rsim_judge "$RSIM_OUT/uml-conformance.log" -- \
 	--conformance rdmasim0,rxe0,siw0 \
 	--conformance-module "$uml_moddir/kunit/conformance/rdma_conformance.ko" \
-	--json "$RSIM_OUT/kunit.json" --out "$RSIM_OUT" ||
-	die "make check failed"
-rsim_smp_judge "$RSIM_OUT/uml-smp.log" || die "make check failed (the two-CPU boot)"
-for s in $RSIM_STOCK_SERIES; do
-	rsim_stock_judge "$RSIM_OUT/stock-$s.log" ||
-		die "make check failed (the stock $s kernel under QEMU)"
-done
-rsim_rdmacore_judge "$RSIM_OUT/uml-rdmacore.log" ||
-	die "make check failed (rdma-core's tests)"
-# the KUnit and conformance suites on Debian 13's 6.12 (make check-6.12:
-# under two minutes, once the boots above are done)
-"$RSIM_TOP/scripts/check-6.12.sh" || die "make check failed (make check-6.12)"
+	--out "$RSIM_OUT" --summary "$RSIM_SUMMARY" --label "conformance" ||
+	fails=$((fails + 1))
+rsim_judge "$RSIM_OUT/uml-rdmacore.log" -- \
+	--summary "$RSIM_SUMMARY" --label "rdma-core rdmasim0 boot" ||
+	fails=$((fails + 1))
+rsim_rdmacore_judge "$RSIM_OUT/uml-rdmacore.log" "$RSIM_OUT/uml-rdmacore-rxe0.log" ||
+	fails=$((fails + 1))
+rsim_smp_judge "$RSIM_OUT/uml-smp.log" || fails=$((fails + 1))
+# the background jobs judged themselves (their lines are in the summary)
+grep -q "stock passed" "$RSIM_OUT/stock.log" || {
+	tail -30 "$RSIM_OUT/stock.log" >&2
+	fails=$((fails + 1))
+}
+grep -q "make check-6.12 passed" "$RSIM_OUT/check-6.12.log" || {
+	tail -30 "$RSIM_OUT/check-6.12.log" >&2
+	fails=$((fails + 1))
+}
+[ $fails = 0 ] || die "make check failed: $fails part(s), see the summary"
 stage "make check passed"

@@ -54,6 +54,64 @@ has_line() {
 	return 1
 }
 
+# wait_for "what" seconds cmd...: run cmd until it succeeds, for at most
+# <seconds> by the kernel's clock (/proc/uptime, read with a builtin), not
+# a count of tries: a loaded host slows every try. On time-out it prints
+# "timed out after <n> s waiting for <what>" (and cmd's last output) and
+# fails. Every test that needs another process, a device, a link or a
+# port to be ready waits through this, never for a fixed time.
+wait_for() {
+	local what="$1" limit="$2" t0 now l
+	shift 2
+	uptime_s
+	t0=$up
+	until "$@" >/run/wait.out 2>&1; do
+		uptime_s
+		now=$up
+		if [ $((now - t0)) -ge "$limit" ]; then
+			while IFS= read -r l; do echo "$l"; done </run/wait.out
+			echo "timed out after $((now - t0)) s waiting for $what"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# uptime_s: whole seconds since boot in $up (no fork)
+uptime_s() {
+	local rest
+	read -r up rest </proc/uptime
+	up=${up%.*}
+}
+
+# ll_addr_ready ifname: <ifname> has an IPv6 link-local address that is
+# not tentative (/proc/net/if_inet6: scope 20, no IFA_F_TENTATIVE 0x40).
+# A veth end gets it from addrconf after the link watcher has seen the
+# carrier, some time after "ip link set up" returned.
+ll_addr_ready() {
+	local _a _i _p scope flags dev
+	while read -r _a _i _p scope flags dev; do
+		[ "$dev" = "$1" ] && [ "$scope" = 20 ] &&
+			[ $((0x$flags & 0x40)) = 0 ] && return 0
+	done </proc/net/if_inet6
+	echo "$1: no usable IPv6 link-local address"
+	return 1
+}
+
+# port_active ibdev: port 1 of <ibdev> is ACTIVE
+port_active() {
+	sysfs_is "/sys/class/infiniband/$1/ports/1/state" "4: ACTIVE"
+}
+
+# roce_v2_gid ibdev: port 1 of <ibdev> has a RoCE v2 GID at index 1 (the
+# core adds its netdev's addresses from a work item)
+roce_v2_gid() {
+	local p="/sys/class/infiniband/$1/ports/1"
+	sysfs_is "$p/gid_attrs/types/1" "RoCE v2" &&
+		! sysfs_is "$p/gids/1" "0000:0000:0000:0000:0000:0000:0000:0000" \
+			>/dev/null
+}
+
 # part name: where each part of the run begins (the time profile)
 part() {
 	say "RSIM-PART $1"

@@ -21,9 +21,14 @@
 . "$RSIM_TOP/scripts/rdma-core.sh"
 
 # rsim_fetch_source <series>: unpack linux-source-<series> once per
-# Debian package version.
+# Debian package version, with kunit/patches/<series>/*.patch applied
+# where the series has some (6.12: its UML on hosts with a large XSAVE
+# area). A patched tree is a source of its own: its directory and
+# RSIM_KSRC_ID, and so every tree built from it, carry a hash of the
+# patches.
 rsim_fetch_source() {
-	local series=$1 ver dir tarball tmp
+	local series=$1 ver dir tarball tmp p phash=''
+	local patches=("$RSIM_TOP"/kunit/patches/"$series"/*.patch)
 	if [ -n "${KSRC:-}" ]; then
 		[ -f "$KSRC/Makefile" ] || die "KSRC=$KSRC is not a kernel tree"
 		RSIM_KSRC=$(cd "$KSRC" && pwd)
@@ -38,9 +43,11 @@ rsim_fetch_source() {
 	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 		die "linux-source-$series is not in the Debian archive"
 	fi
-	dir=$RSIM_CACHE/src/linux-source-$series-$ver
+	[ -f "${patches[0]}" ] || patches=()
+	[ ${#patches[@]} = 0 ] || phash=+rsim-$(cat "${patches[@]}" | sha256sum | cut -c1-8)
+	dir=$RSIM_CACHE/src/linux-source-$series-$ver$phash
 	RSIM_KSRC=$dir/linux-source-$series
-	RSIM_KSRC_ID="$series-$ver"
+	RSIM_KSRC_ID="$series-$ver$phash"
 	if [ -f "$dir/.complete" ]; then
 		stage "kernel source: linux-source-$series $ver (cached)"
 		return
@@ -57,6 +64,10 @@ rsim_fetch_source() {
 	$SUDO rm -rf "$RSIM_KSRC"
 	$SUDO tar -C "$dir" -xf "$tarball"
 	rm -rf "$tmp"
+	for p in "${patches[@]}"; do
+		stage "applying ${p#"$RSIM_TOP"/}"
+		$SUDO patch -s -p1 -d "$RSIM_KSRC" <"$p" || die "$p does not apply"
+	done
 	$SUDO touch "$dir/.complete"
 }
 

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # rdmasim: shared shell helpers, sourced by the other scripts. Defines
-# RSIM_TOP, RSIM_CACHE, RSIM_OUT, RSIM_T0 (exported), SUDO, RSIM_APT_DIR
-# and the functions below; the scripts that source it say what they use.
+# RSIM_TOP, RSIM_CACHE, RSIM_OUT, RSIM_T0 (exported), SUDO, RSIM_APT_DIR,
+# RSIM_SUMMARY and the functions below; the scripts that source it say what they use.
 
 RSIM_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RSIM_CACHE=${RSIM_CACHE:-/var/cache/rdmasim}
@@ -78,9 +78,14 @@ rsim_apt_opts() {
 	     "-o APT::Sandbox::User=root"
 }
 
+# A configuration updated once in a run is not updated again, in this
+# script or the ones it starts (RSIM_APT_FRESH, exported, lists them):
+# make check's background jobs must not run apt-get update on a list
+# directory the others read.
 rsim_apt_update() {
 	local name=$1 d=$RSIM_APT_DIR/$1 mirror line
 	shift
+	case " ${RSIM_APT_FRESH:-} " in *" $name "*) return ;; esac
 	mirror=$(debian_mirror)
 	$SUDO mkdir -p "$d/lists/partial" "$d/archives/partial"
 	for line in "$@"; do
@@ -90,6 +95,8 @@ rsim_apt_update() {
 	# shellcheck disable=SC2046
 	$SUDO apt-get -q $(rsim_apt_opts "$name") update >/dev/null ||
 		die "apt-get update ($name list) failed"
+	RSIM_APT_FRESH="${RSIM_APT_FRESH:-} $name"
+	export RSIM_APT_FRESH
 }
 
 # The Debian suites the kernel sources and headers come from.
@@ -125,6 +132,49 @@ rsim_sparse() {
 	$SUDO mv "$dir" "$RSIM_CACHE/tools/sparse-$ver"
 	rm -rf "$tmp"
 	echo "$RSIM_CACHE/tools/sparse-$ver/sparse"
+}
+
+# make check's summary: one line per part, "label<TAB>PASS|FAIL<TAB>what
+# was counted<TAB>seconds" in $RSIM_SUMMARY (check-run.py and
+# rdma-core-judge.py write theirs with --summary), printed at the end.
+#   rsim_summary_add label PASS|FAIL "counts" [seconds]
+#   rsim_step label cmd...: run cmd, add its line (its time, PASS or
+#	FAIL), return its status
+#   rsim_summary_print: the table, and whether every part passed
+RSIM_SUMMARY=${RSIM_SUMMARY:-$RSIM_OUT/summary.tsv}
+rsim_summary_add() {
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:-}" "${4:-}" >>"$RSIM_SUMMARY"
+}
+
+rsim_step() {
+	local label=$1 t0 rc=0
+	shift
+	t0=$(date +%s)
+	"$@" || rc=$?
+	rsim_summary_add "$label" "$([ $rc = 0 ] && echo PASS || echo FAIL)" "" \
+		$(( $(date +%s) - t0 ))
+	return $rc
+}
+
+rsim_summary_print() {
+	local now s
+	[ -f "$RSIM_SUMMARY" ] || return 0
+	now=$(date +%s)
+	s=$((now - RSIM_T0))
+	echo
+	awk -F '\t' -v total="$s" '
+		BEGIN { printf "%-30s %-6s %6s  %s\n", "part", "result", "min", "what ran" }
+		{
+			t = $4 == "" ? "" : sprintf("%.1f", $4 / 60)
+			printf "%-30s %-6s %6s  %s\n", $1, $2, t, $3
+			n++
+			if ($2 != "PASS") bad++
+		}
+		END {
+			printf "%s: %d parts, %s, in %d min %d s\n",
+				bad ? "make check FAILED" : "make check passed", n,
+				bad ? bad " failed" : "all passed", total / 60, total % 60
+		}' "$RSIM_SUMMARY"
 }
 
 # kernel_version <source dir>: "7.3.4" from its Makefile

@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""Judge rdma-core's own tests on rdmasim0 against rxe0, from one boot.
+"""Judge rdma-core's own tests on rdmasim0 against rxe0.
 
-usage: rdma-core-judge.py LOG --dev DEV --peer DEV [--out DIR] [--some]
+usage: rdma-core-judge.py LOG... --dev DEV --peer DEV [--out DIR] [--some]
+                          [--summary FILE]
 
-LOG is the console of a UML boot that ran scripts/uml-rdma-core-tests.sh:
+Each LOG is the console of a UML boot that ran scripts/uml-rdma-core-tests.sh
+(rdmasim0's in a debug boot, rxe0's in a boot of the non-debug kernel or
+the cached log of an earlier one):
 one "RSIM-RDMACORE <dev> <ok|skip|fail|error> <test id> [reason]" line per
 test and a "RSIM-RDMACORE <dev> total ..." line per device
 (scripts/rdma-core-tests.py). DEV (rdmasim0) must have run every test to
 the end, with no failure or error, more passes than PEER (rxe0) in the
-same boot, and a reason on every skip (unittest's skip message, which
+other log, and a reason on every skip (unittest's skip message, which
 names what the device lacks); --some (a run of some tests only, picked
 with RSIM_RDMA_CORE_TESTS) drops the comparison of passes. With --out, writes rdma-core-tests.txt
 (every test's result on both devices) and rdma-core-summary.txt (the
-counts, and the skips of DEV grouped by reason) there.
+counts, and the skips of DEV grouped by reason) there. With --summary,
+appends one line to make check's summary.
 """
 import argparse
 import collections
@@ -27,11 +31,13 @@ TOTAL = re.compile(r'RSIM-RDMACORE (\S+) total (\d+) ok (\d+) skip (\d+) '
 STATUSES = ('ok', 'skip', 'fail', 'error', 'notrun')
 
 
-def parse(path):
+def parse(paths):
     results = collections.defaultdict(dict)
     totals = {}
-    with open(path, errors='replace') as f:
-        for line in f:
+    for path in paths:
+        with open(path, errors='replace') as f:
+            lines = f.read().splitlines()
+        for line in lines:
             m = TOTAL.search(line)
             if m:
                 totals[m.group(1)] = dict(zip(('total',) + STATUSES,
@@ -51,14 +57,15 @@ def counts(res):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('log')
+    ap.add_argument('logs', nargs='+')
     ap.add_argument('--dev', default='rdmasim0')
     ap.add_argument('--peer', default='rxe0')
     ap.add_argument('--out')
     ap.add_argument('--some', action='store_true')
+    ap.add_argument('--summary')
     a = ap.parse_args()
 
-    results, totals = parse(a.log)
+    results, totals = parse(a.logs)
     problems = []
     summary = []
     for dev in (a.dev, a.peer):
@@ -109,6 +116,12 @@ def main():
             for t in worse:
                 f.write(f'  {t}: {mine.get(t, ("-", ""))[0]} '
                         f'{mine.get(t, ("-", ""))[1]}\n')
+    if a.summary:
+        short = '; '.join(f'{dev} {counts(results.get(dev, {}))["ok"]} passed'
+                          for dev in (a.dev, a.peer))
+        with open(a.summary, 'a') as f:
+            f.write(f'rdma-core tests\t{"FAIL" if problems else "PASS"}\t'
+                    f'{short}, {mc["fail"] + mc["error"]} failed on {a.dev}\t\n')
     for s in summary:
         print(s)
     for p in problems:

@@ -6,7 +6,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-PKGS="build-essential bc bison flex kmod sparse python3 perl xz-utils
+PKGS="build-essential bc bison flex kmod sparse python3 perl xz-utils patch
       git iproute2 rdma-core ibverbs-utils infiniband-diags libibumad-dev
       debian-archive-keyring ca-certificates"
 

@@ -109,6 +109,7 @@ rxe_up() {
 	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev rsim_veth0
 }
 check "rxe0_on_veth" rxe_up
+check "rxe0_port_active" wait_for "rxe0's port to be ACTIVE" 60 port_active rxe0
 
 # rdmasim_demo allocates and maps MRs on every device: rdmasim0 and rxe0
 check "modprobe_rdmasim_demo" modprobe rdmasim_demo

@@ -5,7 +5,8 @@
 # read-only root; scripts/run-uml.sh passes, through the kernel command
 # line, RSIM_TOP, RSIM_MODDIR (where the rdmasim modules were built),
 # RSIM_MODROOT, RSIM_KVER, RSIM_MODE and the optional RSIM_PEERS,
-# RSIM_CONF_ARGS, RSIM_MUTANT_MODDIR and RSIM_SCRIPT in the environment.
+# RSIM_RDMASIM, RSIM_CONF_ARGS, RSIM_MUTANT_MODDIR, RSIM_RDMA_CORE_DEVS and
+# RSIM_SCRIPT in the environment.
 #
 # RSIM_MODE is a comma-separated list of parts, run in this order:
 #   kunit        rdmasim_kunit.ko's suites (kunit.filter_glob= picks some)
@@ -19,9 +20,10 @@
 #                (scripts/uml-rdma-core-tests.sh)
 #   demo, bench, script	make demo, make bench, RSIM_SCRIPT (development)
 #   check        kunit,conformance,selftest: everything in one boot
-# rdmasim is always loaded first; the peers (rxe0 and siw0 over a veth
-# pair) are set up for conformance, demo, bench and script, unless
-# RSIM_PEERS=0, and torn down at the end.
+# rdmasim is loaded first, unless RSIM_RDMASIM=0 (rdma-core's tests on
+# rxe0 alone, whose results must not depend on this tree); the peers (rxe0
+# and siw0 over a veth pair) are set up for conformance, demo, bench,
+# script and rdmacore, unless RSIM_PEERS=0, and torn down at the end.
 #
 # Everything goes to the console, which scripts/check-run.py judges: the
 # RSIM-* lines this script and uml-selftest.sh print are the protocol
@@ -81,6 +83,17 @@ peers_up() {
 	check "modprobe_siw" modprobe -d "$RSIM_MODROOT" -S "$RSIM_KVER" siw
 	check "rxe0_on_veth" rdma link add rxe0 type rxe netdev rsim_veth0
 	check "siw0_on_veth" rdma link add siw0 type siw netdev rsim_veth1
+	# what the suites and rdma_cm use comes up behind "ip link" and "rdma
+	# link": the addresses after the link watcher sees the carrier, rxe0's
+	# RoCE v2 GID of its address from the core's GID work
+	for i in rsim_veth0 rsim_veth1; do
+		check "${i}_link_local_ready" \
+			wait_for "$i's IPv6 link-local address" 60 ll_addr_ready $i
+	done
+	for i in rxe0 siw0; do
+		check "${i}_port_active" wait_for "$i's port to be ACTIVE" 60 port_active $i
+	done
+	check "rxe0_roce_v2_gid" wait_for "rxe0's RoCE v2 GID" 60 roce_v2_gid rxe0
 }
 
 peers_down() {
@@ -143,7 +156,7 @@ mutant() {
 }
 
 [ $peers = 1 ] && peers_up
-rdmasim_up
+[ "${RSIM_RDMASIM:-1}" = 1 ] && rdmasim_up
 
 # Figures, not tests (make bench): the PUDA pool, then the data path's
 # fast-registration cycle on every device in the same boot.

@@ -1,9 +1,10 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rdmasim: rdma-core's own tests (tests/, pyverbs) on rdmasim0 and on
-# rxe0, one after the other in the same boot, sourced by uml-init.sh for
-# the "rdmacore" part with rdmasim0, rxe0 and siw0 up. scripts/rdma-core-
+# rdmasim: rdma-core's own tests (tests/, pyverbs) on each device of
+# RSIM_RDMA_CORE_DEVS (rdmasim0 and rxe0 by default), one after the other
+# in the same boot, sourced by uml-init.sh for the "rdmacore" part with
+# rxe0 and siw0 up (and rdmasim0, unless RSIM_RDMASIM=0). scripts/rdma-core-
 # tests.py runs them (a timeout per test) and prints one RSIM-RDMACORE line
 # per test and a total per device, which go to the console as they come;
 # scripts/rdma-core-judge.py judges them on the host. RSIM_RDMA_CORE_ENV
@@ -21,7 +22,11 @@ mkdir -p /dev/shm
 mount -t tmpfs -o mode=1777 shm /dev/shm
 export PYTHONPATH="$RSIM_RDMA_CORE_PYTHONPATH"
 export LD_LIBRARY_PATH="$RSIM_RDMA_CORE_LIB"
-export RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
+# rdmasim's provider, where rdmasim is loaded (RSIM_RDMASIM=0: rxe0's
+# results depend on the kernel, rdma-core and these scripts alone)
+if [ -d /sys/module/rdmasim ]; then
+	export RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
+fi
 
 # rdma_core_tests dev: every test on dev, each line to the console
 rdma_core_tests() {
@@ -42,7 +47,14 @@ rdma_core_done() {
 }
 
 part rdmacore
-for dev in ${RSIM_RDMA_CORE_DEVS:-rdmasim0 rxe0}; do
+# RSIM_RDMA_CORE_DEVS: devices separated by commas (one word of the
+# kernel's command line)
+ifs=$IFS
+IFS=,
+# shellcheck disable=SC2086 # split at the commas
+set -- ${RSIM_RDMA_CORE_DEVS:-rdmasim0,rxe0}
+IFS=$ifs
+for dev in "$@"; do
 	rdma_core_tests "$dev"
 done
 check "rdma_core_umount_shm" rdma_core_done

@@ -36,5 +36,7 @@ check "insmod_base_lid_no_room_refused" \
 # the kernel's generic async_probe=1 (like driver_async_probe=rdmasim)
 # asks for asynchronous probing; creating devices must still work
 check "insmod_rdmasim_async_probe" insmod "$RDRV/rdmasim.ko" async_probe=1
-check "async_probe_created_rdmasim0" test -d /sys/class/infiniband/rdmasim0
+# insmod returns before an asynchronous probe has run
+check "async_probe_created_rdmasim0" wait_for "rdmasim0 from the asynchronous probe" \
+	60 test -d /sys/class/infiniband/rdmasim0
 check "rmmod_rdmasim_async_probe" rmmod rdmasim

@@ -131,32 +131,33 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	}
 	# provider_pingpong tool [options]: a server and a client of
 	# rdma-core's ibv_<tool>_pingpong on rdmasim0, 100 iterations, data
-	# checked (-c), with the tool's own options
+	# checked (-c), with the tool's own options. The client connects once,
+	# without retrying: it starts only when the server listens (port 18515,
+	# 4853 in /proc/net/tcp). The timeouts only stop a hung pair; under
+	# load a tool takes many seconds to start in UML.
 	provider_pingpong() {
-		local tool="ibv_$1_pingpong" srv i rc=0 f l
+		local tool="ibv_$1_pingpong" srv rc=0 f l
 		shift
 		ip link set lo up
-		timeout 60 env RDMAV_DRIVERS="$PROVIDER" "$RSIM_RDMA_CORE_BIN/$tool" \
+		timeout 600 env RDMAV_DRIVERS="$PROVIDER" "$RSIM_RDMA_CORE_BIN/$tool" \
 			-d rdmasim0 -g 0 -c -n 100 "$@" >/run/pp-srv 2>&1 &
 		srv=$!
-		i=0
-		while ! listening 4853 && [ $i -lt 120 ]; do
-			sleep 0.5
-			i=$((i + 1))
-		done
-		timeout 60 env RDMAV_DRIVERS="$PROVIDER" "$RSIM_RDMA_CORE_BIN/$tool" \
+		if ! wait_for "the $tool server to listen on port 18515" 300 \
+			listening 4853; then
+			kill $srv
+			wait $srv
+			while IFS= read -r l; do echo "server: $l"; done </run/pp-srv
+			return 1
+		fi
+		timeout 600 env RDMAV_DRIVERS="$PROVIDER" "$RSIM_RDMA_CORE_BIN/$tool" \
 			-d rdmasim0 -g 0 -c -n 100 "$@" localhost >/run/pp-cli 2>&1 || rc=$?
+		# the server exits once its client is done: its port is free for
+		# the next pair when wait returns
 		wait $srv || rc=$((rc + 100))
 		for f in pp-srv pp-cli; do
 			while IFS= read -r l; do
 				say "RSIM-PROVIDER $tool $f: $l"
 			done </run/$f
-		done
-		# the server is not listening any more: the next one can start
-		i=0
-		while listening 4853 && [ $i -lt 20 ]; do
-			sleep 0.5
-			i=$((i + 1))
 		done
 		[ $rc = 0 ] && has_line /run/pp-srv "*100 iters in*" &&
 			has_line /run/pp-cli "*100 iters in*"

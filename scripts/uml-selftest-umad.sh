@@ -156,20 +156,21 @@ check "perfquery_reset_after_traffic" perfquery_reset
 # umad_reader_start ca file: rsim_umad block in the background ($reader);
 # waits until it is about to block
 umad_reader_start() {
-	local i=0
 	# emptied here, not by the child's redirection, which could come
 	# after the first look at the file
 	: >"$2"
 	"$UMAD" -C "$1" block >>"$2" 2>&1 &
 	reader=$!
-	while ! has_line "$2" "Blocking $1 1" >/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 20 ] || ! reader_alive; then
-			cat "$2"
-			return 1
-		fi
-		sleep 0.5
-	done
+	if ! wait_for "rsim_umad to block on $1 (or to exit)" 120 \
+		reader_ready "$1" "$2" || ! reader_alive; then
+		cat "$2"
+		return 1
+	fi
+}
+
+# reader_ready ca file: the reader says it blocks, or it has exited
+reader_ready() {
+	has_line "$2" "Blocking $1 1" || ! reader_alive
 }
 
 # reader_alive: $reader runs (a zombie, exited but not reaped, does not)
@@ -180,20 +181,16 @@ reader_alive() {
 	[ "${s%% *}" != Z ]
 }
 
-# umad_reader_ended file: the reader exited within 10 s, with status 0
+# umad_reader_ended file: the reader exited (within 120 s) with status 0
 # (umad_recv() failed) and the error printed
 umad_reader_ended() {
-	local i=0 rc=0 l
-	while reader_alive; do
-		i=$((i + 1))
-		if [ $i -gt 20 ]; then
-			kill "$reader"
-			wait "$reader"
-			echo "rsim_umad still blocked 10 s after its device went"
-			return 1
-		fi
-		sleep 0.5
-	done
+	local rc=0 l
+	if ! wait_for "rsim_umad to exit after its device went" 120 \
+		refused reader_alive; then
+		kill "$reader"
+		wait "$reader"
+		return 1
+	fi
 	wait "$reader" || rc=$?
 	while IFS= read -r l; do echo "$l"; done <"$1"
 	[ $rc = 0 ] && has_line "$1" "RecvError [1-9]*"
