@@ -4,7 +4,7 @@
  * handle can be given (which ones, CPU id, processing hint, memory type)
  * against the errno userspace would get; an MR that holds its handle;
  * dealloc refused while it does. The data path's use of the hints is in
- * rdmasim_datapath. On a kernel without DMA handles every case skips.
+ * rdmasim_dmah_dp. On a kernel without DMA handles every case skips.
  */
 
 #include <linux/cpumask.h>

@@ -489,7 +489,7 @@ static void rsim_qp_test_psn_masked_to_24_bits(struct kunit *test)
 }
 
 /*
- * UD post_send's own rules (delivery: suite rdmasim_datapath): nothing
+ * UD post_send's own rules (delivery: suite rdmasim_ud): nothing
  * before RTS, SENDs only, and an address handle of this device.
  */
 static void rsim_qp_test_post_send_ud_rules(struct kunit *test)

@@ -158,8 +158,10 @@ RSIM_JUDGE_KUNIT="--doc $RSIM_TOP/Documentation/testing.rst --kunit"
 # while it brings up a second CPU (and cannot hot-add one), so this boot
 # runs the non-debug kernel of make bench, with two CPUs: no KASAN, no
 # kmemleak list to read (check-run.py --nodebug). Call rsim_uml_ready
-# bench first; rsim_smp_judge uses its RSIM_MODDIR.
-RSIM_SMP_GLOB='rdmasim_d[am]*.*dmah*'
+# bench first; rsim_smp_judge uses its RSIM_MODDIR. The glob: every case
+# named *dmah* of rdmasim_dmah and rdmasim_dmah_dp (the data path's use of
+# the hints), and only the suites that have one.
+RSIM_SMP_GLOB='rdmasim_dmah*.*dmah*'
 rsim_smp_boot() {
 	rsim_boot kunit,dmah "$1" RSIM_UML_NCPUS=2 \
 		RSIM_UML_ARGS="kunit.filter_glob=$RSIM_SMP_GLOB RSIM_PEERS=0"
