@@ -96,9 +96,16 @@ static inline int dp_poll(struct dp_fixture *f, struct ib_wc *wc, int n)
 	return ib_poll_cq(f->cq, n, wc);
 }
 
+/*
+ * How long a case waits for completions it expects: only a failing case
+ * waits that long, and a loaded host may stall the test kernel for
+ * seconds at a time.
+ */
+#define DP_WAIT_MS	30000
+
 /**
- * dp_wait() - poll @cq until @n completions arrived or about two seconds
- * passed (work the engine deferred runs on the device's worker)
+ * dp_wait() - poll @cq until @n completions arrived or DP_WAIT_MS passed
+ * (work the engine deferred runs on the device's worker)
  * @cq: the CQ
  * @wc: room for @n completions
  * @n: how many to wait for
@@ -107,7 +114,7 @@ static inline int dp_poll(struct dp_fixture *f, struct ib_wc *wc, int n)
  */
 static inline int dp_wait(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	return rsim_kunit_cq_wait(cq, wc, n, 2000);
+	return rsim_kunit_cq_wait(cq, wc, n, DP_WAIT_MS);
 }
 
 #endif /* RDMASIM_KUNIT_DP_HELPERS_H */

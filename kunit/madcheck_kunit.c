@@ -23,6 +23,8 @@
 #define MC_GRH		sizeof(struct ib_grh)
 #define MC_REPLY	(IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY)
 #define MC_FILL		0xee
+/* completions a case expects: only a failing case waits this long */
+#define MC_WAIT_MS	30000
 #define MC_DR		IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE
 #define MC_LR		IB_MGMT_CLASS_SUBN_LID_ROUTED
 #define MC_PMA		IB_MGMT_CLASS_PERF_MGMT
@@ -1043,13 +1045,13 @@ static void mc_fuzz_qp1(struct kunit *test, struct rsim_dev *rsim,
 			KUNIT_ASSERT_EQ(test, mc_qp1_send(q, j, lens[j]), 0);
 		expected += want_now;
 		/* every send completes */
-		n = rsim_kunit_cq_wait(q->scq, wc, batch, 5000);
+		n = rsim_kunit_cq_wait(q->scq, wc, batch, MC_WAIT_MS);
 		KUNIT_ASSERT_EQ(test, n, batch);
 		for (j = 0; j < n; j++)
 			KUNIT_ASSERT_EQ(test, wc[j].status, IB_WC_SUCCESS);
 		/* and every answer comes back, nothing else */
 		while (want_now) {
-			n = rsim_kunit_cq_wait(q->rcq, wc, 1, 5000);
+			n = rsim_kunit_cq_wait(q->rcq, wc, 1, MC_WAIT_MS);
 			KUNIT_ASSERT_EQ_MSG(test, n, 1,
 					    "%u replies missing (%llu WRs run, Q_Key violations %u)",
 					    want_now, rsim->dp.wqes - before.wqes,
