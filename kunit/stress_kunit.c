@@ -10,6 +10,7 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/scatterlist.h>
+#include <rdma/ib_mad.h>
 
 #include "dp_helpers.h"
 
@@ -151,7 +152,7 @@ static void rsim_stress_test_huge_writes(struct kunit *test)
 	struct ib_mr *smr, *dmr;
 	struct ib_qp *a, *b;
 	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE };
-	s64 idle_us, copy_ms;
+	s64 idle_us, copy_ms, extra;
 	ktime_t t0;
 	struct ib_wc wc;
 	int i, err = 0;
@@ -228,8 +229,17 @@ static void rsim_stress_test_huge_writes(struct kunit *test)
 				   DMA_BIDIRECTIONAL);
 	KUNIT_EXPECT_EQ(test, big->dst.va[0], 0xc3);
 	KUNIT_EXPECT_EQ(test, big->dst.va[STRESS_BIG - 1], 0xc3);
-	KUNIT_EXPECT_EQ(test, f->rsim->dp.bytes - before.bytes,
-			(u64)STRESS_BIG * STRESS_BIG_N + 4096ULL * SZ_1M);
+	/*
+	 * Every byte of the WRITEs counted once. The shared device's counter
+	 * also counts the MAD layer's own traffic on QP0/QP1 meanwhile (the
+	 * SA's queries after the port events of earlier suites, retried for
+	 * seconds: 512 bytes more, once, on 6.12): whole MADs, a few.
+	 */
+	extra = f->rsim->dp.bytes - before.bytes -
+		((u64)STRESS_BIG * STRESS_BIG_N + 4096ULL * SZ_1M);
+	KUNIT_EXPECT_GE(test, extra, 0);
+	KUNIT_EXPECT_EQ(test, extra % IB_MGMT_MAD_SIZE, 0);
+	KUNIT_EXPECT_LE(test, extra, 16 * IB_MGMT_MAD_SIZE);
 	KUNIT_EXPECT_GE(test, f->rsim->dp.deferred - before.deferred, 2);
 }
 

@@ -103,13 +103,18 @@ port_active() {
 	sysfs_is "/sys/class/infiniband/$1/ports/1/state" "4: ACTIVE"
 }
 
-# roce_v2_gid ibdev: port 1 of <ibdev> has a RoCE v2 GID at index 1 (the
-# core adds its netdev's addresses from a work item)
+# roce_v2_gid ibdev: one of the first GIDs of port 1 of <ibdev> is a
+# link-local RoCE v2 GID (the one rdma_cm and the suites use; the core
+# fills the table from its netdev's addresses in a work item)
 roce_v2_gid() {
-	local p="/sys/class/infiniband/$1/ports/1"
-	sysfs_is "$p/gid_attrs/types/1" "RoCE v2" &&
-		! sysfs_is "$p/gids/1" "0000:0000:0000:0000:0000:0000:0000:0000" \
-			>/dev/null
+	local p="/sys/class/infiniband/$1/ports/1" i t g
+	for i in 0 1 2 3; do
+		{ read -r t <"$p/gid_attrs/types/$i" && read -r g <"$p/gids/$i"; } \
+			2>/dev/null || continue
+		[ "$t" = "RoCE v2" ] && [ "${g#fe80:}" != "$g" ] && return 0
+	done
+	echo "$1: no link-local RoCE v2 GID in indexes 0-3"
+	return 1
 }
 
 # part name: where each part of the run begins (the time profile)
