@@ -74,7 +74,7 @@ rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 export RSIM_CHECK=1 RSIM_SUMMARY
 rsim_stock_headers
 # shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>
-rsim_bg "$RSIM_OUT/stock.log" rsim_step "stock kernels under QEMU (build, boot)" \
+rsim_bg "$RSIM_OUT/stock.log" rsim_step "stock kernels: builds, boots" \
 	"$RSIM_TOP/scripts/uml-part.sh" stock >"$RSIM_OUT/stock.log" 2>&1
 stage "stock kernels under QEMU, in the background: $RSIM_OUT/stock.log"
 # shellcheck disable=SC2094 # likewise
@@ -82,7 +82,10 @@ rsim_bg "$RSIM_OUT/check-6.12.log" "$RSIM_TOP/scripts/check-6.12.sh" \
 	>"$RSIM_OUT/check-6.12.log" 2>&1
 stage "make check-6.12, in the background: $RSIM_OUT/check-6.12.log"
 
-rsim_step "lint" "$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC" || die "lint failed"
+# shellcheck disable=SC2094 # likewise
+rsim_bg "$RSIM_OUT/lint.log" rsim_step "lint" "$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC" \
+	>"$RSIM_OUT/lint.log" 2>&1
+stage "lint, in the background: $RSIM_OUT/lint.log"
 # Debian 13's 6.12: compile only (the KUnit module included)
 rsim_prepare_uml 6.12
 rsim_step "compile 6.12 (W=1)" \
@@ -125,6 +128,10 @@ rsim_smp_judge "$RSIM_OUT/uml-smp.log" || fails=$((fails + 1))
 # the background jobs judged themselves (their lines are in the summary)
 grep -q "stock passed" "$RSIM_OUT/stock.log" || {
 	tail -30 "$RSIM_OUT/stock.log" >&2
+	fails=$((fails + 1))
+}
+grep -q "== lint clean" "$RSIM_OUT/lint.log" || {
+	tail -30 "$RSIM_OUT/lint.log" >&2
 	fails=$((fails + 1))
 }
 grep -q "make check-6.12 passed" "$RSIM_OUT/check-6.12.log" || {
