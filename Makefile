@@ -31,7 +31,7 @@
 #   make provider				tools/provider/librdmasim-rdmav65.so,
 #						the libibverbs provider, against
 #						that build (RSIM_RDMA_CORE_* from
-#						scripts/rdma-core.sh)
+#						scripts/build-rdma-core.sh)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 # the kernel release KDIR was built for (its utsrelease.h: Debian's headers
@@ -80,7 +80,7 @@ umad:
 dmah:
 	$(MAKE) -C tools/dmah ARCH= KSRC=$(KSRC) rsim_dmah
 
-# a host library against rdma-core's build (scripts/rdma-core.sh's paths)
+# a host library against rdma-core's build (scripts/build-rdma-core.sh's paths)
 provider:
 	$(MAKE) -C tools/provider ARCH=
 
@@ -101,25 +101,25 @@ conformance:
 
 SUITE ?= *
 kunit:
-	scripts/uml-part.sh kunit '$(SUITE)'
+	scripts/check-part.sh kunit '$(SUITE)'
 
 selftest:
-	scripts/uml-part.sh selftest
+	scripts/check-part.sh selftest
 
 smp:
-	scripts/uml-part.sh smp
+	scripts/check-part.sh smp
 
 rdma-core:
-	scripts/rdma-core.sh
+	scripts/build-rdma-core.sh
 
 rdma-core-smoke:
-	scripts/rdma-core.sh smoke
+	scripts/build-rdma-core.sh smoke
 
 rdma-core-tests:
-	scripts/uml-part.sh rdmacore
+	scripts/check-part.sh rdmacore
 
 stock:
-	scripts/uml-part.sh stock
+	scripts/check-part.sh stock
 
 .PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest smp \
 	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version stock \

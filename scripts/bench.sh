@@ -10,15 +10,15 @@
 #    REG_MR + 4 KiB RDMA WRITE + LOCAL_INV cycle on every device, with
 #    ratios against rdmasim0.
 # Never fails on speed. Uses lib.sh's RSIM_TOP and RSIM_OUT, and
-# kernel.sh's rsim_uml_ready.
+# lib-kernel.sh's rsim_uml_ready.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/kernel.sh"
+. "$(dirname "$0")/lib-kernel.sh"
 
 rsim_uml_ready bench uml-7.3-bench
 export RSIM_UML_NCPUS=2
 stage "booting the benchmark kernel (2 CPUs)"
-"$RSIM_TOP/scripts/run-uml.sh" bench "$RSIM_OUT/uml-bench.log"
+"$RSIM_TOP/scripts/boot-uml.sh" bench "$RSIM_OUT/uml-bench.log"
 grep -E "rdmasim_bench:" "$RSIM_OUT/uml-bench.log" | sed -E 's/^\[ *[0-9.]+\] //'
 echo "REG_MR + 4 KiB RDMA WRITE + LOCAL_INV, each signalled and busy-polled:"
 awk '/rdma_conformance: bench / {

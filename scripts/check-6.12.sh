@@ -6,7 +6,7 @@
 # machine:
 #   1. host packages; linux-source-6.12; a debug UML 6.12 kernel from
 #      kunit/configs/uml-base.config, uml-debug.config and
-#      uml-6.12.config (what 6.12 needs instead: scripts/kernel.sh),
+#      uml-6.12.config (what 6.12 needs instead: scripts/lib-kernel.sh),
 #      cached in /var/cache/rdmasim after the first run
 #   2. the modules built W=1 against it (a warning fails); the host
 #      programs are not needed (RSIM_UML_TOOLS=0)
@@ -29,11 +29,11 @@
 # and the route said; after, the log must show the route taken (the
 # patch's boot line exactly where the host's area is larger).
 # make check runs it last. Uses lib.sh's RSIM_OUT and RSIM_SUMMARY,
-# kernel.sh's RSIM_MODDIR and boots.sh's RSIM_JUDGE_KUNIT.
+# lib-kernel.sh's RSIM_MODDIR and lib-boots.sh's RSIM_JUDGE_KUNIT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/kernel.sh"
-. "$(dirname "$0")/boots.sh"
+. "$(dirname "$0")/lib-kernel.sh"
+. "$(dirname "$0")/lib-boots.sh"
 
 # Debian's 6.12 source, always: KSRC= names the 7.3 tree the other
 # targets build

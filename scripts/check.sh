@@ -6,7 +6,7 @@
 #   1. host packages; Debian's linux-source-7.3; the debug UML kernel
 #      first (cached in /var/cache/rdmasim after the first run), then the
 #      modules built W=1 + sparse against it, tools/ and the provider
-#      against rdma-core 65 (scripts/rdma-core.sh, cached), the mutant
+#      against rdma-core 65 (scripts/build-rdma-core.sh, cached), the mutant
 #   2. the debug boots start at once, the longest first, and run while
 #      everything else is built and run beside them:
 #      - rdma-core's own tests (pyverbs) on rdmasim0;
@@ -14,37 +14,38 @@
 #      - rdmasim's KUnit suites, the shell selftest, the mutant (rdmasim
 #        built with one rule broken must fail exactly that rule)
 #   3. beside them: lint; Debian's stock 6.1, 6.12 and 7.3 kernels under
-#      QEMU with rdmasim make install'ed (scripts/stock.sh); DKMS; a W=1
+#      QEMU with rdmasim make install'ed (scripts/lib-stock.sh); DKMS; a W=1
 #      compile against Debian 13's 6.12; the non-debug UML kernel (make
 #      bench's) for the two-CPU boot and for rdma-core's tests on rxe0
 #      (the comparison; its result is reused while its inputs stay the
 #      same); the debug UML 6.12 kernel and its KUnit and conformance
 #      boots (scripts/check-6.12.sh)
-#   4. every boot judged (scripts/check-run.py: suites, selftest checks,
+#   4. every boot judged (scripts/judge-log.py: suites, selftest checks,
 #      conformance table, and no KASAN, kmemleak, lockdep, DMA-API, WARN
 #      or BUG report in any log), then one summary: each part, PASS or
 #      FAIL, what it counted, minutes ($RSIM_OUT/summary.tsv)
-# Uses lib.sh's RSIM_TOP, RSIM_OUT and RSIM_SUMMARY; kernel.sh's
-# RSIM_KSRC, RSIM_MODDIR and RSIM_PREPARED; stock.sh's RSIM_STOCK_RELEASE
-# and RSIM_STOCK_SERIES; boots.sh's RSIM_MUTANT_ARG and RSIM_JUDGE_KUNIT
+# Uses lib.sh's RSIM_TOP, RSIM_OUT and RSIM_SUMMARY; lib-kernel.sh's
+# RSIM_KSRC, RSIM_MODDIR and RSIM_PREPARED; lib-stock.sh's RSIM_STOCK_RELEASE
+# and RSIM_STOCK_SERIES; lib-boots.sh's RSIM_MUTANT_ARG and RSIM_JUDGE_KUNIT
 # (each file's header lists what it sets).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/kernel.sh"
-. "$(dirname "$0")/boots.sh"
-# shellcheck source=stock.sh
-. "$(dirname "$0")/stock.sh"
+. "$(dirname "$0")/lib-kernel.sh"
+. "$(dirname "$0")/lib-boots.sh"
+# shellcheck source=lib-stock.sh
+. "$(dirname "$0")/lib-stock.sh"
 
 mkdir -p "$RSIM_OUT"
 rm -f "$RSIM_SUMMARY"
 trap 'rsim_boots_stop; rsim_summary_print' EXIT
 stage "rdmasim make check"
-rsim_step "log judge's own test" python3 "$RSIM_TOP/scripts/check-run-test.py" \
+rsim_step "log judge's own test" python3 "$RSIM_TOP/scripts/judge-log-test.py" \
 	>"$RSIM_OUT/check-run-test.log" 2>&1 || {
 	cat "$RSIM_OUT/check-run-test.log" >&2
 	die "the log judge's own test failed"
 }
 "$RSIM_TOP/scripts/setup-host.sh"
+export RSIM_HOST_READY=1
 sparse=$(rsim_sparse)
 
 # the debug kernel first: its boots are the longest part, and start as
@@ -75,7 +76,7 @@ export RSIM_CHECK=1 RSIM_SUMMARY
 rsim_stock_headers
 # shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>
 rsim_bg "$RSIM_OUT/stock.log" rsim_step "stock kernels: builds, boots" \
-	"$RSIM_TOP/scripts/uml-part.sh" stock >"$RSIM_OUT/stock.log" 2>&1
+	"$RSIM_TOP/scripts/check-part.sh" stock >"$RSIM_OUT/stock.log" 2>&1
 stage "stock kernels under QEMU, in the background: $RSIM_OUT/stock.log"
 # shellcheck disable=SC2094 # likewise
 rsim_bg "$RSIM_OUT/check-6.12.log" "$RSIM_TOP/scripts/check-6.12.sh" \

@@ -11,12 +11,12 @@
 # max_num_sg against max_fast_reg_page_list_len) and checked alone; the
 # run succeeds only if the rdmasim0 row turns red on the rules that check
 # that bound, and on no other. make check runs both (the mutant at the end
-# of its kunit,selftest boot; scripts/boots.sh has the steps).
-# Uses lib.sh's RSIM_OUT and boots.sh's RSIM_MUTANT_ARG.
+# of its kunit,selftest boot; scripts/lib-boots.sh has the steps).
+# Uses lib.sh's RSIM_OUT and lib-boots.sh's RSIM_MUTANT_ARG.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/kernel.sh"
-. "$(dirname "$0")/boots.sh"
+. "$(dirname "$0")/lib-kernel.sh"
+. "$(dirname "$0")/lib-boots.sh"
 
 rsim_uml_ready debug uml-7.3
 if [ "${1:-}" = --mutant ]; then

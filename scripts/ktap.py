@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
-"""The one KTAP parser of the harness (check-run.py, conformance-table.py).
+"""The one KTAP parser of the harness (judge-log.py, conformance-table.py).
 
 KUnit prints a run as nested KTAP: a test's header ("KTAP version 1",
 "# Subtest: <name>", an optional plan "1..N") and its children's result

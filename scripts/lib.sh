@@ -135,8 +135,8 @@ rsim_sparse() {
 }
 
 # make check's summary: one line per part, "label<TAB>PASS|FAIL<TAB>what
-# was counted<TAB>seconds" in $RSIM_SUMMARY (check-run.py and
-# rdma-core-judge.py write theirs with --summary), printed at the end.
+# was counted<TAB>seconds" in $RSIM_SUMMARY (judge-log.py and
+# judge-rdma-core.py write theirs with --summary), printed at the end.
 #   rsim_summary_add label PASS|FAIL "counts" [seconds]
 #   rsim_step label cmd...: run cmd, add its line (its time, PASS or
 #	FAIL), return its status

@@ -52,7 +52,7 @@ python3 scripts/context-lint.py $(echo "$files" | grep '^drivers/.*\.c$') ||
 
 if command -v shellcheck >/dev/null; then
 	stage "shellcheck"
-	shellcheck scripts/*.sh .ci/run || fail=1
+	shellcheck scripts/*.sh scripts/guest/*.sh .ci/run || fail=1
 fi
 
 [ $fail = 0 ] || die "lint found problems"

@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Install what the build and the tests need on a Debian 12 machine.
-# Idempotent: a second run installs nothing. Uses lib.sh's SUDO.
+# Idempotent: a second run installs nothing. Uses lib.sh's SUDO. A script
+# that ran it exports RSIM_HOST_READY=1: the scripts it starts skip it.
 set -euo pipefail
+[ -z "${RSIM_HOST_READY:-}" ] || exit 0
 . "$(dirname "$0")/lib.sh"
 
 PKGS="build-essential bc bison flex kmod sparse python3 perl xz-utils patch
       git iproute2 rdma-core ibverbs-utils infiniband-diags libibumad-dev
       debian-archive-keyring ca-certificates"
 
-# the stock-kernel boots and the DKMS test (scripts/stock.sh, dkms.sh),
+# the stock-kernel boots and the DKMS test (scripts/lib-stock.sh, dkms.sh),
 # installed without recommends: no graphical front end for QEMU
 # (debootstrap: the Debian 13 roots where rdmasim builds for stock 6.12
 # and 7.3)

@@ -5,7 +5,7 @@
 # DKMS package and make install: 0.<commits>+g<abbreviated hash>, with
 # ".dirty" when the work tree has changes. A tree that is not a git clone
 # (a DKMS copy in /usr/src, a build copy in out/build) carries the string
-# in its .version file, which make dkms-install and scripts/kernel.sh's
+# in its .version file, which make dkms-install and scripts/lib-kernel.sh's
 # rsim_build_modules write.
 tree=${1:-$(dirname "$0")/..}
 if [ -f "$tree/.version" ]; then

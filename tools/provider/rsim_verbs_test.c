@@ -37,7 +37,7 @@
  * double free).
  *
  * Prints one "<what> <case> <errno name or 0>" line per case (the
- * selftest, scripts/uml-selftest-provider.sh, reads them), "FAIL ..." for
+ * selftest, scripts/guest/selftest-provider.sh, reads them), "FAIL ..." for
  * every expectation that does not hold, "result PASS (0 failures)" or
  * "result FAIL (<n> failures)" last, and exits 0 only when every one held.
  *

@@ -2,10 +2,10 @@
 # shellcheck shell=sh
 #
 # rdmasim: the helpers of a test kernel's init, in POSIX sh (busybox's
-# too): scripts/uml-init.sh (UML, the host's bash) and
-# scripts/stock-init.sh (the stock kernel's initramfs, busybox) source it.
+# too): scripts/guest/init-uml.sh (UML, the host's bash) and
+# scripts/guest/init-qemu.sh (the stock kernel's initramfs, busybox) source it.
 # Their output is the console protocol of Documentation/testing.rst ("The
-# console protocol"), which scripts/check-run.py judges. Uses KMEMLEAK (a
+# console protocol"), which scripts/judge-log.py judges. Uses KMEMLEAK (a
 # path, writable when the kernel has kmemleak) and counts in n and fails;
 # scratch files go to /run.
 
@@ -144,6 +144,100 @@ sysfs_is() {
 	local v
 	read -r v <"$1" || { echo "$1: unreadable"; return 1; }
 	[ "$v" = "$2" ] || { echo "$1: '$v' != '$2'"; return 1; }
+}
+
+# kv file key: the rest of <file>'s first "key value" or "key: value"
+# line in $val (debugfs' stats and limits, rsim_umad's counters, ...)
+kv() {
+	local k v
+	while read -r k v; do
+		case $k in "$2" | "$2:") val=$v; return 0 ;; esac
+	done <"$1"
+	val=
+	echo "$1: no $2"
+	return 1
+}
+
+# lines file line...: every <line> is a line of <file>
+lines() {
+	local f="$1"
+	shift
+	while [ $# -gt 0 ]; do
+		has_line "$f" "$1" || return 1
+		shift
+	done
+}
+
+# copy_file from to: with shell builtins
+copy_file() {
+	local l
+	while IFS= read -r l; do echo "$l"; done <"$1" >"$2"
+}
+
+# A userspace program's objects must all be gone when it ends: the
+# selftest snapshots rdmasim0's counts before and after it.
+#   res_snapshot prefix n: "rdma res show" to <prefix>-res<n>, rdmasim0's
+#	debugfs resources to <prefix>-dbg<n>
+#   restrack_unchanged prefix: restrack's rdmasim0 line the same in both
+#   counts_unchanged prefix type...: each <type>'s count the same in both
+res_snapshot() {
+	capture "$1-res$2" rdma res show
+	copy_file "$DBG/rdmasim0/resources" "$1-dbg$2"
+}
+
+# res_line file: restrack's line for rdmasim0 ("rdmasim0: pd 1 cq 1 qp 2
+# ... ctx 0 ...") in <file>, in $val
+res_line() {
+	local l
+	while IFS= read -r l; do
+		case $l in *"rdmasim0:"*) val=$l; return 0 ;; esac
+	done <"$1"
+	val=
+	echo "$1: no rdmasim0 line"
+	return 1
+}
+
+restrack_unchanged() {
+	local before
+	res_line "$1-res0" || return 1
+	before=$val
+	res_line "$1-res1" || return 1
+	echo "before: $before"
+	echo "after:  $val"
+	[ "$before" = "$val" ]
+}
+
+# res_count file type: the count of <type> in a debugfs resources copy
+res_count() {
+	kv "$1" "$2" || return 1
+	val=${val%% *}
+}
+
+counts_unchanged() {
+	local p="$1" t before
+	shift
+	for t in "$@"; do
+		res_count "$p-dbg0" "$t" || return 1
+		before=$val
+		res_count "$p-dbg1" "$t" || return 1
+		[ "$before" = "$val" ] || {
+			echo "$t: $before before, $val after"
+			return 1
+		}
+	done
+}
+
+# cpu_outside_affinity file: a DMA handle naming a CPU outside the
+# process's affinity was refused (EPERM), or, with one possible CPU (none
+# outside it), the case said it skipped
+cpu_outside_affinity() {
+	local possible
+	read -r possible </sys/devices/system/cpu/possible
+	if [ "$possible" = 0 ]; then
+		has_line "$1" "dmah cpu_outside_affinity skipped (1 cpu)"
+	else
+		has_line "$1" "dmah cpu_outside_affinity EPERM"
+	fi
 }
 
 # field file name: the value of a "Name:....value" line of smpquery in $val

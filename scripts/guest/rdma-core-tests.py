@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rdma-core-tests.py <rdma-core source> <device> [timeout s] [pattern...]
+# guest/rdma-core-tests.py <rdma-core source> <device> [timeout s] [pattern...]
 # (patterns: also RSIM_RDMA_CORE_TESTS, space-separated)
 #
 # rdma-core's own tests (tests/, pyverbs) on one RDMA device, as its
@@ -23,7 +23,7 @@
 # A test still running after the timeout (default 120 s) is interrupted
 # (SIGALRM) and counted as an error, so that one hung test costs the run
 # no more than that. Patterns (fnmatch, on the test id) pick tests.
-# Runs inside the UML test kernel (scripts/uml-rdma-core-tests.sh) with
+# Runs inside the UML test kernel (scripts/guest/rdma-core-tests.sh) with
 # PYTHONPATH naming the build's pyverbs.
 
 import fnmatch

@@ -1,14 +1,15 @@
 # shellcheck shell=sh
+# shellcheck disable=SC2154 # val: set by guest/lib.sh's kv(), field() and res_line()
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rdmasim: userspace management datagrams, sourced by uml-selftest.sh inside
+# rdmasim: userspace management datagrams, sourced by guest/selftest.sh inside
 # the UML test kernel with rdmasim0 loaded: tools/umad's libibumad client
 # (built on the host, run through hostfs) checked against sysfs,
 # infiniband-diags as a user types them, and a umad reader blocked in
 # read() while its device is deleted. Uses check(), capture(), has_line()
-# and say() from uml-init.sh, and $IB, field(), ctl() and RSIM_MODDIR from
-# uml-selftest.sh; defines umad_reader_start and umad_reader_ended for the
-# unload check of uml-selftest.sh.
+# and say() from guest/init-uml.sh, and $IB, field(), ctl() and RSIM_MODDIR from
+# guest/selftest.sh; defines umad_reader_start and umad_reader_ended for the
+# unload check of guest/selftest.sh.
 
 UMAD=$RSIM_MODDIR/tools/umad/rsim_umad
 P1="$IB/rdmasim0/ports/1"
@@ -21,16 +22,6 @@ umad() {
 	echo "exit $rc" >>"$f"
 }
 
-# kv file key: the value of a "key value" line of rsim_umad in $val
-kv() {
-	local k v
-	while read -r k v; do
-		[ "$k" = "$2" ] && { val=$v; return 0; }
-	done <"$1"
-	val=
-	echo "$1: no $2"
-	return 1
-}
 
 # umad_matches_sysfs file route: rsim_umad's NodeInfo and PortInfo, read
 # over <route>, are what sysfs says
@@ -98,7 +89,7 @@ umad_rmpp() {
 check "umad_rmpp_needed_length_and_payload" umad_rmpp
 
 # infiniband-diags, as a user types them (ibstat, ibaddr, smpquery -D
-# and perfquery are in uml-selftest.sh)
+# and perfquery are in guest/selftest.sh)
 capture /run/lpi smpquery portinfo "$lid"
 smpquery_lid_routed_portinfo() {
 	local v x

@@ -1,28 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# conformance.sh DEVICE [module parameters...]
+# conformance-host.sh DEVICE [module parameters...]
 # On a test host: build rdma_conformance.ko against the running kernel's
 # headers, load it with target=DEVICE (the name in "rdma dev", or "all"),
 # print the rule x device table and write it to out/conformance.txt
 # and out/conformance.json. The device stays in use only while the
 # suites run; the module is unloaded at the end. Run as root.
 #
-#   scripts/conformance.sh irdma0
-#   scripts/conformance.sh mlx5_0 limit_budget=100000
-#   KDIR=/path/to/build scripts/conformance.sh rxe0
-#   RSIM_CONF_KO=<built .ko> scripts/conformance.sh all	(built elsewhere)
+#   scripts/conformance-host.sh irdma0
+#   scripts/conformance-host.sh mlx5_0 limit_budget=100000
+#   KDIR=/path/to/build scripts/conformance-host.sh rxe0
+#   RSIM_CONF_KO=<built .ko> scripts/conformance-host.sh all	(built elsewhere)
 #
 # Module parameters: hazards=<dev> also runs the checks that hang some
 # devices (page_size 0), print_warns=1 prints WARN backtraces instead of
 # counting them, limit_budget=<n> allows longer object-limit checks.
-# Uses lib.sh's RSIM_TOP and RSIM_OUT, and kernel.sh's rsim_build_modules
+# Uses lib.sh's RSIM_TOP and RSIM_OUT, and lib-kernel.sh's rsim_build_modules
 # (RSIM_MODDIR).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/kernel.sh"
+. "$(dirname "$0")/lib-kernel.sh"
 
-dev=${1:?usage: scripts/conformance.sh DEVICE [module parameters...]}
+dev=${1:?usage: scripts/conformance-host.sh DEVICE [module parameters...]}
 shift
 kver=$(uname -r)
 kdir=${KDIR:-/lib/modules/$kver/build}

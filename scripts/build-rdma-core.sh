@@ -10,8 +10,8 @@
 # after lib.sh (it uses RSIM_TOP, RSIM_CACHE, SUDO, stage, die and
 # rsim_apt_*).
 #
-#   scripts/rdma-core.sh [build]	fetch and build; print the environment
-#   scripts/rdma-core.sh smoke [log]	also boot UML (script mode) and run
+#   scripts/build-rdma-core.sh [build]	fetch and build; print the environment
+#   scripts/build-rdma-core.sh smoke [log]	also boot UML (script mode) and run
 #					ibv_devices and ibv_devinfo in it
 #
 #   rsim_rdma_core_fetch	-> RSIM_RDMA_CORE_VER, RSIM_RDMA_CORE_SRC,
@@ -204,7 +204,7 @@ rsim_rdma_core_env() {
 		RSIM_RDMA_CORE_INCLUDE RSIM_RDMA_CORE_PYTHONPATH \
 		RSIM_RDMA_CORE_PABI RSIM_RDMA_CORE_PYVERBS
 	{
-		echo "# rdma-core $RSIM_RDMA_CORE_VER, built by scripts/rdma-core.sh"
+		echo "# rdma-core $RSIM_RDMA_CORE_VER, built by scripts/build-rdma-core.sh"
 		for v in VER SRC BUILD LIB BIN ETC INCLUDE PYTHONPATH PABI PYVERBS; do
 			eval "echo \"RSIM_RDMA_CORE_$v='\$RSIM_RDMA_CORE_$v'\""
 		done
@@ -223,14 +223,14 @@ rsim_rdma_core() {
 }
 
 # rsim_rdma_core_smoke <log>: one short UML boot (script mode, peers up)
-# running scripts/uml-rdma-core.sh; needs rsim_uml_ready's environment.
+# running scripts/guest/rdma-core-smoke.sh; needs rsim_uml_ready's environment.
 rsim_rdma_core_smoke() {
 	local log=$1
 	stage "UML boot: ibv_devices and ibv_devinfo from rdma-core $RSIM_RDMA_CORE_VER"
 	RSIM_UML_TIMEOUT=${RSIM_UML_TIMEOUT:-300} \
-	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_SCRIPT=$RSIM_TOP/scripts/uml-rdma-core.sh
+	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_SCRIPT=$RSIM_TOP/scripts/guest/rdma-core-smoke.sh
 		RSIM_RDMA_CORE_ENV=$RSIM_RDMA_CORE_BUILD/rsim-env.sh" \
-		"$RSIM_TOP/scripts/run-uml.sh" script "$log"
+		"$RSIM_TOP/scripts/boot-uml.sh" script "$log"
 	grep "RSIM-RDMA-CORE" "$log" || die "no RSIM-RDMA-CORE lines in $log"
 }
 
@@ -244,10 +244,10 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 		cat "$RSIM_RDMA_CORE_BUILD/rsim-env.sh"
 		;;
 	smoke)
-		# kernel.sh sources this file: not followed, or shellcheck
+		# lib-kernel.sh sources this file: not followed, or shellcheck
 		# would go round the cycle for ever
 		# shellcheck source=/dev/null
-		. "$RSIM_TOP/scripts/kernel.sh"
+		. "$RSIM_TOP/scripts/lib-kernel.sh"
 		rsim_uml_ready debug uml-7.3
 		mkdir -p "$RSIM_OUT"
 		rsim_rdma_core_smoke "${2:-$RSIM_OUT/rdma-core-smoke.log}"

@@ -1,19 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# run-uml.sh <mode> <console log>
+# boot-uml.sh <mode> <console log>
 # Boot the UML kernel $RSIM_KBUILD with the host's / as a read-only hostfs
-# root and scripts/uml-init.sh as init; the console goes to the log.
-# <mode> is uml-init.sh's RSIM_MODE: a comma-separated list of parts
+# root and scripts/guest/init-uml.sh as init; the console goes to the log.
+# <mode> is guest/init-uml.sh's RSIM_MODE: a comma-separated list of parts
 # (kunit, conformance, selftest, mutant, demo, bench, script, or check for
-# the first three); see uml-init.sh. The RSIM-DONE line it waits for is
+# the first three); see guest/init-uml.sh. The RSIM-DONE line it waits for is
 # the console protocol of Documentation/testing.rst.
-# Needs RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER (scripts/kernel.sh) and
+# Needs RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER (scripts/lib-kernel.sh) and
 # RSIM_MODDIR (where the rdmasim modules were built); RSIM_RDMA_CORE_ENV
 # (rdma-core's rsim-env.sh, for the provider's selftest) is passed on when
 # set. RSIM_UML_ARGS adds
 # kernel parameters, e.g. kunit.filter_glob=rdmasim_datapath to run one
-# suite while developing; unknown ones reach uml-init.sh's environment:
+# suite while developing; unknown ones reach guest/init-uml.sh's environment:
 # RSIM_CONF_ARGS (conformance's module parameters), RSIM_PEERS=0 (no rxe0
 # and siw0), RSIM_MUTANT_MODDIR (the mutant's build), RSIM_SCRIPT (a shell
 # script that script mode sources after the devices are up). Terminated,
@@ -31,7 +31,7 @@ export TMPDIR=${TMPDIR:-/tmp}
 timeout --foreground -k 10 "${RSIM_UML_TIMEOUT:-1500}" \
 	"$RSIM_KBUILD/linux" mem=2G ncpus="${RSIM_UML_NCPUS:-1}" seccomp=on \
 	rootfstype=hostfs rootflags=/ ro \
-	init="$RSIM_TOP/scripts/uml-init.sh" \
+	init="$RSIM_TOP/scripts/guest/init-uml.sh" \
 	RSIM_TOP="$RSIM_TOP" RSIM_MODDIR="$RSIM_MODDIR" \
 	RSIM_MODROOT="$RSIM_MODROOT" RSIM_KVER="$RSIM_KVER" RSIM_MODE="$mode" \
 	${RSIM_RDMA_CORE_ENV:+RSIM_RDMA_CORE_ENV="$RSIM_RDMA_CORE_ENV"} \

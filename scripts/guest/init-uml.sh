@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rdmasim: init (PID 1) of the UML test kernel. The host's / is the
-# read-only root; scripts/run-uml.sh passes, through the kernel command
+# read-only root; scripts/boot-uml.sh passes, through the kernel command
 # line, RSIM_TOP, RSIM_MODDIR (where the rdmasim modules were built),
 # RSIM_MODROOT, RSIM_KVER, RSIM_MODE and the optional RSIM_PEERS,
 # RSIM_RDMASIM, RSIM_CONF_ARGS, RSIM_MUTANT_MODDIR, RSIM_RDMA_CORE_DEVS and
@@ -11,13 +11,13 @@
 # RSIM_MODE is a comma-separated list of parts, run in this order:
 #   kunit        rdmasim_kunit.ko's suites (kunit.filter_glob= picks some)
 #   conformance  rdma_conformance.ko on every device (RSIM_CONF_ARGS)
-#   selftest     the shell selftest, scripts/uml-selftest.sh
+#   selftest     the shell selftest, scripts/guest/selftest.sh
 #   mutant       rdma_conformance.ko on rdmasim built with a rule broken
 #                (from RSIM_MUTANT_MODDIR), alone
 #   dmah         tools/dmah's uverbs client, for the two-CPU boot
-#                (scripts/uml-smp-dmah.sh)
+#                (scripts/guest/smp-dmah.sh)
 #   rdmacore     rdma-core's own tests on rdmasim0 and rxe0
-#                (scripts/uml-rdma-core-tests.sh)
+#                (scripts/guest/rdma-core-tests.sh)
 #   demo, bench, script	make demo, make bench, RSIM_SCRIPT (development)
 #   check        kunit,conformance,selftest: everything in one boot
 # rdmasim is loaded first, unless RSIM_RDMASIM=0 (rdma-core's tests on
@@ -25,23 +25,23 @@
 # and siw0 over a veth pair) are set up for conformance, demo, bench,
 # script and rdmacore, unless RSIM_PEERS=0, and torn down at the end.
 #
-# Everything goes to the console, which scripts/check-run.py judges: the
-# RSIM-* lines this script and uml-selftest.sh print are the protocol
+# Everything goes to the console, which scripts/judge-log.py judges: the
+# RSIM-* lines this script and guest/selftest.sh print are the protocol
 # described in Documentation/testing.rst ("The console protocol").
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 RDRV=$RSIM_MODDIR/drivers/infiniband/sw/rdmasim
-# shellcheck disable=SC2034 # PLAT: uml-selftest.sh's
+# shellcheck disable=SC2034 # PLAT: guest/selftest.sh's
 PLAT=/sys/bus/platform/drivers/rdmasim
 KMEMLEAK=/sys/kernel/debug/kmemleak
 
 # proc, sysfs, debugfs, and a tmpfs on /run for scratch files (/tmp stays
 # the host's: the repository may live there); one mount for all four
-mount -a -T "$RSIM_TOP/scripts/uml-fstab"
+mount -a -T "$RSIM_TOP/scripts/guest/fstab-uml"
 
 # say, check, capture, has_line, part, finish, sysfs_is and field
-# shellcheck source=init-lib.sh
-. "$RSIM_TOP/scripts/init-lib.sh"
+# shellcheck source=lib.sh
+. "$RSIM_TOP/scripts/guest/lib.sh"
 
 # wants part: RSIM_MODE names the part
 wants() {
@@ -141,7 +141,7 @@ conformance() {
 	check "rmmod_rdma_conformance" rmmod rdma_conformance
 }
 
-# The mutant: rdmasim built with one rule broken (scripts/boots.sh), from
+# The mutant: rdmasim built with one rule broken (scripts/lib-boots.sh), from
 # $RSIM_MUTANT_MODDIR, in place of rdmasim, checked alone by the
 # conformance suites; its row must turn red (conformance-table.py
 # --section MUTANT), and the log must stay clean.
@@ -167,8 +167,8 @@ if wants bench; then
 fi
 
 if wants demo; then
-	# shellcheck source=uml-demo.sh
-	. "$RSIM_TOP/scripts/uml-demo.sh"
+	# shellcheck source=demo.sh
+	. "$RSIM_TOP/scripts/guest/demo.sh"
 	finish
 fi
 
@@ -186,8 +186,8 @@ if wants conformance; then
 fi
 if wants selftest; then
 	part selftest
-	# shellcheck source=uml-selftest.sh
-	. "$RSIM_TOP/scripts/uml-selftest.sh"
+	# shellcheck source=selftest.sh
+	. "$RSIM_TOP/scripts/guest/selftest.sh"
 fi
 if wants mutant; then
 	part mutant
@@ -196,12 +196,12 @@ fi
 # the two-CPU boot: tools/dmah's client with a CPU outside its affinity
 if wants dmah; then
 	part dmah
-	# shellcheck source=uml-smp-dmah.sh
-	. "$RSIM_TOP/scripts/uml-smp-dmah.sh"
+	# shellcheck source=smp-dmah.sh
+	. "$RSIM_TOP/scripts/guest/smp-dmah.sh"
 fi
 if wants rdmacore; then
-	# shellcheck source=uml-rdma-core-tests.sh
-	. "$RSIM_TOP/scripts/uml-rdma-core-tests.sh"
+	# shellcheck source=rdma-core-tests.sh
+	. "$RSIM_TOP/scripts/guest/rdma-core-tests.sh"
 fi
 # the selftest ends with rdmasim unloaded; every other run unloads it here
 if [ -d /sys/module/rdmasim ]; then

@@ -12,20 +12,21 @@
 #   rsim_build_modules kdir arch name [make args]	-> RSIM_MODDIR
 #   rsim_stock_headers		-> RSIM_STOCK_KDIR
 #   rsim_uml_ready debug|bench name	-> all of the UML ones, exported,
-#				   and RSIM_RDMA_CORE_ENV (rdma-core.sh's)
+#				   and RSIM_RDMA_CORE_ENV (build-rdma-core.sh's)
 #
 # RSIM_SERIES picks the kernel series of rsim_build_uml and rsim_uml_ready
 # (default 7.3, the one make check boots; 6.12 for make check-6.12).
 
-# shellcheck source=rdma-core.sh
-. "$RSIM_TOP/scripts/rdma-core.sh"
+# shellcheck source=build-rdma-core.sh
+. "$RSIM_TOP/scripts/build-rdma-core.sh"
 
 # rsim_fetch_source <series>: unpack linux-source-<series> once per
 # Debian package version, with kunit/patches/<series>/*.patch applied
 # where the series has some (6.12: its UML on hosts with a large XSAVE
 # area). A patched tree is a source of its own: its directory and
 # RSIM_KSRC_ID, and so every tree built from it, carry a hash of the
-# patches.
+# patches' diffs (from each one's first "--- " line: a reworded commit
+# message rebuilds nothing).
 rsim_fetch_source() {
 	local series=$1 ver dir tarball tmp p phash=''
 	local patches=("$RSIM_TOP"/kunit/patches/"$series"/*.patch)
@@ -44,7 +45,8 @@ rsim_fetch_source() {
 		die "linux-source-$series is not in the Debian archive"
 	fi
 	[ -f "${patches[0]}" ] || patches=()
-	[ ${#patches[@]} = 0 ] || phash=+rsim-$(cat "${patches[@]}" | sha256sum | cut -c1-8)
+	[ ${#patches[@]} = 0 ] || phash=+rsim-$(for p in "${patches[@]}"; do
+		sed -n '/^--- /,$p' "$p"; done | sha256sum | cut -c1-8)
 	dir=$RSIM_CACHE/src/linux-source-$series-$ver$phash
 	RSIM_KSRC=$dir/linux-source-$series
 	RSIM_KSRC_ID="$series-$ver$phash"
@@ -181,7 +183,7 @@ rsim_prepare_uml() {
 # for different kernels never share objects. Sets RSIM_MODDIR; the build
 # output is in $RSIM_MODDIR.log. Fails on any warning, unless
 # RSIM_WARN_OK=1 (a user's own kernel: the warnings are shown). With
-# RSIM_CHROOT=<dir> (a Debian 13 root, scripts/stock.sh) the build runs
+# RSIM_CHROOT=<dir> (a Debian 13 root, scripts/lib-stock.sh) the build runs
 # in that root, in <dir>/build/<name>, and kdir is a path inside it.
 rsim_build_modules() {
 	local kdir=$1 arch=$2 name=$3 warn run=
@@ -248,7 +250,7 @@ rsim_stock_headers() {
 # against it (W=1 and the make args) with the host programs of tools/umad
 # and tools/dmah, and rdma-core 65 with tools/provider built against it
 # (not with RSIM_UML_TOOLS=0: the KUnit and conformance parts need none of
-# them); exports what run-uml.sh reads.
+# them); exports what boot-uml.sh reads.
 rsim_uml_ready() {
 	local kind=$1 name=$2 series=${RSIM_SERIES:-7.3}
 	shift 2

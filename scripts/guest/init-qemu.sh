@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rdmasim: /init of the initramfs that scripts/stock.sh builds for a
+# rdmasim: /init of the initramfs that scripts/lib-stock.sh builds for a
 # distribution's stock kernel booted under QEMU. The host's dash runs it
 # (busybox's sh would run its own applets in place of the host's
 # programs); the host's kmod, ip, rdma and infiniband-diags are in the
@@ -12,7 +12,7 @@
 # rdma dev, sysfs, ibstat, smpquery -D, rdmasim_demo on rdmasim0 and rxe0,
 # rdmasim_loopback's data path with the debugfs counters, new_device and
 # del_device, and every module unloaded. Its output is the console
-# protocol of Documentation/testing.rst, judged by check-run.py --nodebug
+# protocol of Documentation/testing.rst, judged by judge-log.py --nodebug
 # --selftest.
 
 export PATH=/sbin:/bin:/usr/sbin:/usr/bin
@@ -28,8 +28,8 @@ mount -t debugfs debugfs /sys/kernel/debug
 mkdir -p /run
 mount -t tmpfs tmpfs /run
 
-# shellcheck source=init-lib.sh
-. /rsim/init-lib.sh
+# shellcheck source=lib.sh
+. /rsim/lib.sh
 
 read -r kver </proc/sys/kernel/osrelease
 say "RSIM-INIT mode=stock kernel=$kver"

@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rdmasim: module parameter selftest, sourced by uml-selftest.sh inside the
+# rdmasim: module parameter selftest, sourced by guest/selftest.sh inside the
 # UML test kernel with rdmasim unloaded. Uses check(), $RDRV and $PLAT
-# from uml-init.sh and rdmasim_gone() from uml-selftest.sh.
+# from guest/init-uml.sh and rdmasim_gone() from guest/selftest.sh.
 
 # insmod_refused <message> <parameter>...: the load fails with the errno
 # whose insmod message is <message>, and leaves nothing behind

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""The log judge's own test: check-run.py against crafted logs and modules.
+"""The log judge's own test: judge-log.py against crafted logs and modules.
 
 A "module" here is a relocatable object compiled with gcc from a C file
 that declares its suites the way kunit_test_suites() does (a pointer per
@@ -136,7 +136,7 @@ def conformance(areas):
 
 
 def judge(*args):
-    res = subprocess.run([sys.executable, os.path.join(HERE, 'check-run.py'), *args],
+    res = subprocess.run([sys.executable, os.path.join(HERE, 'judge-log.py'), *args],
                          capture_output=True, text=True)
     return res.returncode, res.stdout + res.stderr
 
@@ -148,7 +148,7 @@ def main():
         rst = doc(tmp, SUITES)
         good = log(tmp, ktap(SUITES))
         cases = [
-            # (what, want rc, want text, check-run.py arguments)
+            # (what, want rc, want text, judge-log.py arguments)
             ('every suite passed, clean log', 0, 'run clean',
              [good, '--kunit', ko, '--doc', rst, '--selftest']),
             ('suites in any field order are found', 0, 'rsim_c',
@@ -203,7 +203,7 @@ def main():
             print(f'{"ok" if ok else "FAILED"}: {what}')
             if not ok:
                 print(f'  want rc {want_rc} and "{want}", got rc {rc}:\n' + out)
-    print('check-run.py: ' + ('every case as expected' if not fails else f'{fails} case(s) wrong'))
+    print('judge-log.py: ' + ('every case as expected' if not fails else f'{fails} case(s) wrong'))
     return 1 if fails else 0
 
 

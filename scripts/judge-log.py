@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Judge UML test runs from their console logs.
 
-usage: check-run.py LOG... [--kunit KO [--glob GLOB] [--doc RST]]
+usage: judge-log.py LOG... [--kunit KO [--glob GLOB] [--doc RST]]
                     [--selftest] [--conformance DEV,DEV,... [--top DIR]
                     [--conformance-module KO] [--known FILE]]
                     [--json FILE] [--out DIR] [--times]

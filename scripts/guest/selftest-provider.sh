@@ -1,9 +1,10 @@
 # shellcheck shell=sh
+# shellcheck disable=SC2154 # val: set by guest/lib.sh's kv(), field() and res_line()
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rdmasim: the libibverbs provider (tools/provider, built against
-# scripts/rdma-core.sh's rdma-core), sourced by uml-selftest.sh inside the
-# UML test kernel with rdmasim0 loaded, when run-uml.sh passes
+# scripts/build-rdma-core.sh's rdma-core), sourced by guest/selftest.sh inside the
+# UML test kernel with rdmasim0 loaded, when boot-uml.sh passes
 # RSIM_RDMA_CORE_ENV (the build's rsim-env.sh; rsim_uml_ready sets it).
 # The build's ibv_devices and ibv_devinfo (-v) -d rdmasim0 run as host
 # binaries through hostfs with RDMAV_DRIVERS naming the provider (the
@@ -14,24 +15,14 @@
 # on rdmasim0 with their data checked, and
 # tools/provider's rsim_verbs_test (DMA handles and bad input through
 # libibverbs) with its errnos checked and nothing left behind.
-# Uses check(), capture(), has_line() and say() from uml-init.sh, $IB,
-# $DBG and RSIM_MODDIR from uml-selftest.sh, and lines(), res_line(),
-# res_count() and copy_file() from uml-selftest-dmah.sh.
-
-# pv_kv file key: the value of the first "key[:] value" line of file in $val
-pv_kv() {
-	local k v
-	while read -r k v; do
-		case $k in "$2" | "$2:") val=$v; return 0 ;; esac
-	done <"$1"
-	val=
-	echo "$1: no $2"
-	return 1
-}
+# Uses check(), capture(), has_line() and say() from guest/init-uml.sh, $IB,
+# $DBG and RSIM_MODDIR from guest/selftest.sh, and kv(), lines(),
+# res_snapshot(), restrack_unchanged(), counts_unchanged() and
+# cpu_outside_affinity() from guest/lib.sh.
 
 # pv_same file key expected: <key>'s value in <file> is <expected>
 pv_same() {
-	pv_kv "$1" "$2" || return 1
+	kv "$1" "$2" || return 1
 	[ "$val" = "$3" ] || { echo "$1: $2 '$val' != '$3'"; return 1; }
 }
 
@@ -94,9 +85,9 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# the port's MTU and physical state as rdmasim's debugfs has them
 	provider_devinfo_port() {
 		local f=/run/ibv-devinfo-v mtu
-		pv_kv "$DBG/rdmasim0/port" mtu || return 1
+		kv "$DBG/rdmasim0/port" mtu || return 1
 		mtu=$val
-		pv_kv $f active_mtu || return 1
+		kv $f active_mtu || return 1
 		case $val in "$mtu ("*")") ;; *) echo "active_mtu '$val', debugfs mtu $mtu"; return 1 ;; esac
 		pv_same $f phys_state "LINK_UP (5)"
 	}
@@ -109,7 +100,7 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 			 max_pkeys max_qp_rd_atom max_qp_init_rd_atom \
 			 max_srq max_srq_wr max_srq_sge \
 			 max_mr_size page_size_cap; do
-			pv_kv "$DBG/rdmasim0/limits" $k || return 1
+			kv "$DBG/rdmasim0/limits" $k || return 1
 			pv_same /run/ibv-devinfo-v $k "$val" || return 1
 		done
 	}
@@ -175,14 +166,12 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# and double frees through libibverbs; its "<what> <case> <errno>"
 	# lines against Documentation/rdmasim.rst's table, and nothing it
 	# made may outlive it (restrack's and rdmasim's counts as before)
-	capture /run/verbs-res0 rdma res show
-	copy_file "$DBG/rdmasim0/resources" /run/verbs-dbg0
+	res_snapshot /run/verbs 0
 	rc=0
 	capture /run/verbs env RDMAV_DRIVERS="$PROVIDER" \
 		"$RSIM_MODDIR/tools/provider/rsim_verbs_test" -d rdmasim0 || rc=$?
 	echo "exit $rc" >>/run/verbs
-	capture /run/verbs-res1 rdma res show
-	copy_file "$DBG/rdmasim0/resources" /run/verbs-dbg1
+	res_snapshot /run/verbs 1
 	while IFS= read -r l; do
 		say "RSIM-PROVIDER verbs: $l"
 	done </run/verbs
@@ -206,16 +195,7 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# libibverbs sends what comp_mask names and ignores bits it lacks
 	check "provider_verbs_dmah_comp_mask" lines /run/verbs \
 		"dmah unmasked_bad_fields 0" "dmah unknown_mask_bit 0"
-	provider_verbs_outside_affinity() {
-		local possible
-		read -r possible </sys/devices/system/cpu/possible
-		if [ "$possible" = 0 ]; then
-			has_line /run/verbs "dmah cpu_outside_affinity skipped (1 cpu)"
-		else
-			has_line /run/verbs "dmah cpu_outside_affinity EPERM"
-		fi
-	}
-	check "provider_verbs_dmah_outside_affinity" provider_verbs_outside_affinity
+	check "provider_verbs_dmah_outside_affinity" cpu_outside_affinity /run/verbs
 	check "provider_verbs_mr_dmah" lines /run/verbs \
 		"mr vm_reg 0" "mr vm_free_dmah_busy EBUSY" "mr vm_dereg 0" \
 		"mr vm_free_dmah 0" "mr pm_reg 0" "mr pm_free_dmah_busy EBUSY" \
@@ -261,29 +241,9 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"ctx2 dealloc_pd_of_ctx2 ENOENT" "ctx2 dealloc_dmah_busy EBUSY" \
 		"ctx2 close 0"
 
-	provider_verbs_restrack_unchanged() {
-		local before
-		res_line /run/verbs-res0 || return 1
-		before=$val
-		res_line /run/verbs-res1 || return 1
-		echo "before: $before"
-		echo "after:  $val"
-		[ "$before" = "$val" ]
-	}
-	check "provider_verbs_restrack_unchanged" provider_verbs_restrack_unchanged
-	provider_verbs_counts_unchanged() {
-		local t before
-		for t in pd mr cq qp ah dmah srq dm; do
-			res_count /run/verbs-dbg0 $t || return 1
-			before=$val
-			res_count /run/verbs-dbg1 $t || return 1
-			[ "$before" = "$val" ] || {
-				echo "$t: $before before, $val after"
-				return 1
-			}
-		done
-	}
-	check "provider_verbs_counts_unchanged" provider_verbs_counts_unchanged
+	check "provider_verbs_restrack_unchanged" restrack_unchanged /run/verbs
+	check "provider_verbs_counts_unchanged" counts_unchanged /run/verbs \
+		pd mr cq qp ah dmah srq dm
 else
 	say "RSIM-PROVIDER skipped: no RSIM_RDMA_CORE_ENV (no rdma-core build)"
 fi

@@ -3,13 +3,13 @@
 #
 # rdmasim: rdma-core's own tests (tests/, pyverbs) on each device of
 # RSIM_RDMA_CORE_DEVS (rdmasim0 and rxe0 by default), one after the other
-# in the same boot, sourced by uml-init.sh for the "rdmacore" part with
+# in the same boot, sourced by guest/init-uml.sh for the "rdmacore" part with
 # rxe0 and siw0 up (and rdmasim0, unless RSIM_RDMASIM=0). scripts/rdma-core-
 # tests.py runs them (a timeout per test) and prints one RSIM-RDMACORE line
 # per test and a total per device, which go to the console as they come;
-# scripts/rdma-core-judge.py judges them on the host. RSIM_RDMA_CORE_ENV
+# scripts/judge-rdma-core.py judges them on the host. RSIM_RDMA_CORE_ENV
 # names the build's rsim-env.sh; the provider is RSIM_MODDIR's. Uses say()
-# and check() from uml-init.sh.
+# and check() from guest/init-uml.sh.
 
 # shellcheck disable=SC1090 # the build's
 . "$RSIM_RDMA_CORE_ENV"
@@ -33,7 +33,7 @@ rdma_core_tests() {
 	local l
 	say "RSIM-RDMACORE-BEGIN $1"
 	# RSIM_RDMA_CORE_TESTS (patterns) reaches the runner in its environment
-	python3 "$RSIM_TOP/scripts/rdma-core-tests.py" "$RSIM_RDMA_CORE_SRC" "$1" \
+	python3 "$RSIM_TOP/scripts/guest/rdma-core-tests.py" "$RSIM_RDMA_CORE_SRC" "$1" \
 		"${RSIM_RDMA_CORE_TIMEOUT:-120}" 2>/run/rdma-core.err |
 		while IFS= read -r l; do say "$l"; done
 	[ -s /run/rdma-core.err ] && while IFS= read -r l; do

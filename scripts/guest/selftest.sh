@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
+# shellcheck disable=SC2154 # val: set by guest/lib.sh's kv(), field() and res_line()
 #
-# rdmasim: shell selftest (netdevsim style), sourced by uml-init.sh inside
+# rdmasim: shell selftest (netdevsim style), sourced by guest/init-uml.sh inside
 # the UML test kernel with rdmasim0 loaded; it ends with rdmasim unloaded.
-# From uml-init.sh it uses init-lib.sh's helpers (check, capture,
+# From guest/init-uml.sh it uses guest/lib.sh's helpers (check, capture,
 # has_line, say, sysfs_is, field) and RDRV,
 # PLAT and RSIM_MODDIR. Its RSIM-SELFTEST lines are the console protocol
 # of Documentation/testing.rst ("The console protocol").
@@ -154,20 +155,11 @@ pis() {
 capture /run/smi sminfo -C rdmasim0 -P 1
 check "sminfo_master" has_line /run/smi \
 	"sminfo: sm lid 1 sm guid 0x2ca510000000001, activity count * priority 0 state 3 SMINFO_MASTER"
-# stat file name: the value of a "name value" line in $val
-stat() {
-	local k v
-	while read -r k v; do
-		[ "$k" = "$2" ] && { val=$v; return 0; }
-	done <"$1"
-	echo "$1: no $2"
-	return 1
-}
 mad_pool_carried_mads() {
-	stat $DBG/rdmasim0/mad_pool/stats gets && [ "$val" -ge 4 ] &&
+	kv $DBG/rdmasim0/mad_pool/stats gets && [ "$val" -ge 4 ] &&
 		local gets="$val" &&
-		stat $DBG/rdmasim0/mad_pool/stats puts && [ "$val" = "$gets" ] &&
-		stat $DBG/rdmasim0/mad_pool/stats outstanding && [ "$val" = 0 ]
+		kv $DBG/rdmasim0/mad_pool/stats puts && [ "$val" = "$gets" ] &&
+		kv $DBG/rdmasim0/mad_pool/stats outstanding && [ "$val" = 0 ]
 }
 check "mad_pool_carried_mads" mad_pool_carried_mads
 check "ibportstate_set_lid" capture /run/ps pis lid 0x20
@@ -217,23 +209,23 @@ check "sysfs_link_down_polling" sysfs_is $P1/phys_state "2: Polling"
 check "link_up_knob" ctl_dbg port up
 check "sysfs_link_up_active" sysfs_is $P1/state "4: ACTIVE"
 port_events_counted() {
-	stat $DBG/rdmasim0/port events && [ "$val" -ge 8 ]
+	kv $DBG/rdmasim0/port events && [ "$val" -ge 8 ]
 }
 check "port_events_counted" port_events_counted
 check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 
 # userspace MADs: tools/umad's client, infiniband-diags, a umad reader
 # while its device is deleted
-# shellcheck source=uml-selftest-umad.sh
-. "$RSIM_TOP/scripts/uml-selftest-umad.sh"
+# shellcheck source=selftest-umad.sh
+. "$RSIM_TOP/scripts/guest/selftest-umad.sh"
 
 # userspace verbs: tools/dmah's uverbs client, DMA handles and MRs
-# shellcheck source=uml-selftest-dmah.sh
-. "$RSIM_TOP/scripts/uml-selftest-dmah.sh"
+# shellcheck source=selftest-dmah.sh
+. "$RSIM_TOP/scripts/guest/selftest-dmah.sh"
 
 # the libibverbs provider: rdma-core's ibv_devices and ibv_devinfo
-# shellcheck source=uml-selftest-provider.sh
-. "$RSIM_TOP/scripts/uml-selftest-provider.sh"
+# shellcheck source=selftest-provider.sh
+. "$RSIM_TOP/scripts/guest/selftest-provider.sh"
 
 # Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
 # rdmasim0: the client's remove() releases them, the unload completes.
@@ -270,7 +262,7 @@ dmesg >/run/dmesg
 check "pool_client_returned_everything" has_line /run/dmesg \
 	"*rdmasim_puda_demo: pool destroyed, 0 buffer(s) were still out*"
 # the unload with a umad reader blocked in read() on rdmasim0: it gets an
-# error (uml-selftest-umad.sh's helpers)
+# error (guest/selftest-umad.sh's helpers)
 check "umad_reader_blocks_on_rdmasim0" umad_reader_start rdmasim0 /run/blk0
 check "rmmod_rdmasim_after_client" rmmod rdmasim
 check "umad_reader_error_on_rmmod" umad_reader_ended /run/blk0
@@ -283,5 +275,5 @@ rdmasim_gone() {
 check "rdmasim_gone" rdmasim_gone
 
 # module parameters: refused LIDs, asynchronous probe (rdmasim unloaded)
-# shellcheck source=uml-selftest-modparams.sh
-. "$RSIM_TOP/scripts/uml-selftest-modparams.sh"
+# shellcheck source=selftest-modparams.sh
+. "$RSIM_TOP/scripts/guest/selftest-modparams.sh"

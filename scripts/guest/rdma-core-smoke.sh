@@ -1,13 +1,13 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rdmasim: the smoke test of scripts/rdma-core.sh's build, sourced by
-# uml-init.sh in script mode (RSIM_SCRIPT) with rdmasim0, rxe0 and siw0
+# rdmasim: the smoke test of scripts/build-rdma-core.sh's build, sourced by
+# guest/init-uml.sh in script mode (RSIM_SCRIPT) with rdmasim0, rxe0 and siw0
 # up: the build's ibv_devices, ibv_devinfo -d rxe0 and ibv_devinfo -d
 # rdmasim0 (which has no provider yet), run as host binaries through
 # hostfs, each output line on the console as "RSIM-RDMA-CORE <tool>:
 # <line>". RSIM_RDMA_CORE_ENV names the build's rsim-env.sh. Uses check()
-# and capture() from uml-init.sh.
+# and capture() from guest/init-uml.sh.
 
 # shellcheck disable=SC1090 # the build's
 . "$RSIM_RDMA_CORE_ENV"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# uml-part.sh kunit [GLOB] | selftest: one part of make check's UML stage
+# check-part.sh kunit [GLOB] | selftest: one part of make check's UML stage
 # in a boot of its own, judged by the same rule (a failed or missing suite
 # or selftest line, or any KASAN, kmemleak, lockdep, DMA-API, WARN or BUG
 # report in the log, fails). The same setup as make check: the debug UML
@@ -14,18 +14,18 @@
 #   make smp				the two-CPU boot (non-debug kernel)
 #   make rdma-core-tests		rdma-core's tests on rdmasim0 and rxe0
 #   make stock				Debian's stock 6.1, 6.12 and 7.3
-#					under QEMU (scripts/stock.sh): no UML
+#					under QEMU (scripts/lib-stock.sh): no UML
 #
-# Uses lib.sh's RSIM_OUT, kernel.sh's RSIM_MODDIR (rsim_uml_ready) and
-# boots.sh's RSIM_JUDGE_KUNIT.
+# Uses lib.sh's RSIM_OUT, lib-kernel.sh's RSIM_MODDIR (rsim_uml_ready) and
+# lib-boots.sh's RSIM_JUDGE_KUNIT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/kernel.sh"
-. "$(dirname "$0")/boots.sh"
-# shellcheck source=stock.sh
-. "$(dirname "$0")/stock.sh"
+. "$(dirname "$0")/lib-kernel.sh"
+. "$(dirname "$0")/lib-boots.sh"
+# shellcheck source=lib-stock.sh
+. "$(dirname "$0")/lib-stock.sh"
 
-part=${1:?usage: scripts/uml-part.sh kunit [GLOB] | selftest | smp | rdmacore | stock}
+part=${1:?usage: scripts/check-part.sh kunit [GLOB] | selftest | smp | rdmacore | stock}
 glob=${2:-*}
 mkdir -p "$RSIM_OUT"
 # alone, a summary of its own; in make check's background (RSIM_CHECK),

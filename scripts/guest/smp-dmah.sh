@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rdmasim: the userspace side of a DMA handle naming a CPU outside the
-# caller's affinity, sourced by uml-init.sh ("dmah" part) in the two-CPU
+# caller's affinity, sourced by guest/init-uml.sh ("dmah" part) in the two-CPU
 # boot with rdmasim0 loaded: tools/dmah's uverbs client restricts itself
 # to its first CPU with sched_setaffinity() and must get EPERM for the
 # other one, then the same handle once its affinity is back. Its whole
 # errno table must hold on this kernel too. Uses check(), capture() and
-# has_line() from uml-init.sh and RSIM_MODDIR.
+# has_line() from guest/init-uml.sh and RSIM_MODDIR.
 
 rc=0
 capture /run/dmah-smp "$RSIM_MODDIR/tools/dmah/rsim_dmah" -d rdmasim0 || rc=$?

@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Judge rdma-core's own tests on rdmasim0 against rxe0.
 
-usage: rdma-core-judge.py LOG... --dev DEV --peer DEV [--out DIR] [--some]
+usage: judge-rdma-core.py LOG... --dev DEV --peer DEV [--out DIR] [--some]
                           [--summary FILE]
 
-Each LOG is the console of a UML boot that ran scripts/uml-rdma-core-tests.sh
+Each LOG is the console of a UML boot that ran scripts/guest/rdma-core-tests.sh
 (rdmasim0's in a debug boot, rxe0's in a boot of the non-debug kernel or
 the cached log of an earlier one):
 one "RSIM-RDMACORE <dev> <ok|skip|fail|error> <test id> [reason]" line per
 test and a "RSIM-RDMACORE <dev> total ..." line per device
-(scripts/rdma-core-tests.py). DEV (rdmasim0) must have run every test to
+(scripts/guest/rdma-core-tests.py). DEV (rdmasim0) must have run every test to
 the end, with no failure or error, more passes than PEER (rxe0) in the
 other log, and a reason on every skip (unittest's skip message, which
 names what the device lacks); --some (a run of some tests only, picked

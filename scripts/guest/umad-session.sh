@@ -5,10 +5,10 @@
 # ("A management session"), for script mode (with rdmasim0 loaded and no
 # peers), which regenerates its output:
 #
-#   RSIM_UML_ARGS="RSIM_SCRIPT=$PWD/scripts/uml-session.sh RSIM_PEERS=0" \
-#	scripts/run-uml.sh script out/uml-session.log
+#   RSIM_UML_ARGS="RSIM_SCRIPT=$PWD/scripts/guest/umad-session.sh RSIM_PEERS=0" \
+#	scripts/boot-uml.sh script out/uml-session.log
 #
-# (with scripts/kernel.sh's rsim_uml_ready's variables in the environment;
+# (with scripts/lib-kernel.sh's rsim_uml_ready's variables in the environment;
 # make selftest sets them up). Each command is echoed as "$ command" to
 # the console, then its output; tools/umad/rsim_umad is the one built in
 # RSIM_MODDIR.

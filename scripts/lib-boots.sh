@@ -1,21 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # rdmasim: the UML boots of make check, make kunit, make selftest and
-# make conformance, and their judges. Sourced after lib.sh and kernel.sh;
-# uses lib.sh's RSIM_TOP, RSIM_OUT, stage and die, and what kernel.sh's
+# make conformance, and their judges. Sourced after lib.sh and lib-kernel.sh;
+# uses lib.sh's RSIM_TOP, RSIM_OUT, stage and die, and what lib-kernel.sh's
 # rsim_uml_ready exports (RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER,
-# RSIM_MODDIR), which scripts/run-uml.sh reads.
+# RSIM_MODDIR), which scripts/boot-uml.sh reads.
 #
 #   rsim_boot mode log [VAR=value...]	start a boot in the background
 #   rsim_boots_wait			wait for them all; fail if one failed
 #   rsim_mutant_build			-> RSIM_MUTANT_MODDIR, RSIM_MUTANT_ARG
 #   rsim_mutant_judge log		the suites must see the broken rule
-#   rsim_judge log... -- check-run.py options
+#   rsim_judge log... -- judge-log.py options
 
 RSIM_BOOTS=''
 RSIM_BOOT_LOGS=''
 
-# A boot left running by a failing script is stopped (run-uml.sh stops
+# A boot left running by a failing script is stopped (boot-uml.sh stops
 # its kernel when it is terminated).
 rsim_boots_stop() {
 	local p
@@ -50,14 +50,14 @@ rsim_bg() {
 	RSIM_BOOT_LOGS="$RSIM_BOOT_LOGS $log"
 }
 
-# rsim_boot <mode> <log> [VAR=value...]: scripts/run-uml.sh in the
+# rsim_boot <mode> <log> [VAR=value...]: scripts/boot-uml.sh in the
 # background, with the variables in its environment (e.g.
 # RSIM_MODDIR=... RSIM_UML_ARGS=...); its own output goes to <log>.out.
 rsim_boot() {
 	local mode=$1 log=$2
 	shift 2
 	rm -f "$log.wall"
-	rsim_bg "$log" env "$@" "$RSIM_TOP/scripts/run-uml.sh" "$mode" "$log" \
+	rsim_bg "$log" env "$@" "$RSIM_TOP/scripts/boot-uml.sh" "$mode" "$log" \
 		>"$log.out" 2>&1
 	stage "booting UML ($mode): $log"
 }
@@ -85,7 +85,7 @@ rsim_boots_wait() {
 # The mutant: rdmasim with one rule broken on purpose (rsim_alloc_mr() no
 # longer checks max_num_sg against max_fast_reg_page_list_len), built in a
 # copy of $RSIM_MODDIR with the same flags (W=1), so that only mr.c
-# recompiles. uml-init.sh's mutant part loads it from RSIM_MUTANT_MODDIR
+# recompiles. guest/init-uml.sh's mutant part loads it from RSIM_MUTANT_MODDIR
 # (the kernel argument $RSIM_MUTANT_ARG).
 rsim_mutant_build() {
 	RSIM_MUTANT_MODDIR=$RSIM_OUT/build/uml-7.3-mutant
@@ -135,7 +135,7 @@ PY
 	stage "mutant: the rdmasim0 row is red on the broken rule; table in $RSIM_OUT/mutant/conformance.txt"
 }
 
-# rsim_judge <log>... -- <check-run.py options>: the clean-log rule and
+# rsim_judge <log>... -- <judge-log.py options>: the clean-log rule and
 # the suites, with the time profile of each boot.
 rsim_judge() {
 	local logs=()
@@ -144,7 +144,7 @@ rsim_judge() {
 		shift
 	done
 	shift
-	python3 "$RSIM_TOP/scripts/check-run.py" "${logs[@]}" --times "$@"
+	python3 "$RSIM_TOP/scripts/judge-log.py" "${logs[@]}" --times "$@"
 }
 
 # the KUnit module's suites, checked against Documentation/testing.rst
@@ -154,10 +154,10 @@ RSIM_JUDGE_KUNIT="--doc $RSIM_TOP/Documentation/testing.rst --kunit"
 # The two-CPU boot: what needs a second CPU online (a WR a DMA handle
 # steers to the other CPU's worker; a handle that names a CPU outside the
 # caller's affinity, in KUnit and from userspace: tools/dmah, the "dmah"
-# part of uml-init.sh). UML 7.3's debug kernel reports suspicious RCU usage
+# part of guest/init-uml.sh). UML 7.3's debug kernel reports suspicious RCU usage
 # while it brings up a second CPU (and cannot hot-add one), so this boot
 # runs the non-debug kernel of make bench, with two CPUs: no KASAN, no
-# kmemleak list to read (check-run.py --nodebug). Call rsim_uml_ready
+# kmemleak list to read (judge-log.py --nodebug). Call rsim_uml_ready
 # bench first; rsim_smp_judge uses its RSIM_MODDIR. The glob: every case
 # named *dmah* of rdmasim_dmah and rdmasim_dmah_dp (the data path's use of
 # the hints), and only the suites that have one.
@@ -174,8 +174,8 @@ rsim_smp_judge() {
 		--summary "$RSIM_SUMMARY" --label "two-CPU boot (non-debug)"
 }
 
-# rdma-core's own tests (tests/, pyverbs; uml-init.sh's rdmacore part,
-# scripts/uml-rdma-core-tests.sh), judged by rdma-core-judge.py: rdmasim0
+# rdma-core's own tests (tests/, pyverbs; guest/init-uml.sh's rdmacore part,
+# scripts/guest/rdma-core-tests.sh), judged by judge-rdma-core.py: rdmasim0
 # has no failure or error, more passes than rxe0, and a reason on every
 # skip; the per-test table and the counts go to $RSIM_OUT.
 #   rsim_rdmacore_boot log	rdmasim0's, in a debug boot (call
@@ -201,8 +201,8 @@ rsim_rdmacore_rxe_key() {
 	{
 		echo "$RSIM_KBUILD"
 		cat "$RSIM_RDMA_CORE_BUILD/.rsim-stamp"
-		for f in rdma-core-tests.py uml-rdma-core-tests.sh uml-init.sh \
-			init-lib.sh uml-fstab run-uml.sh; do
+		for f in guest/rdma-core-tests.py guest/rdma-core-tests.sh guest/init-uml.sh \
+			guest/lib.sh guest/fstab-uml boot-uml.sh; do
 			cat "$RSIM_TOP/scripts/$f"
 		done
 		echo "${RSIM_RDMA_CORE_TESTS:-}|${RSIM_RDMA_CORE_EXCLUDE:-}|${RSIM_RDMA_CORE_TIMEOUT:-}"
@@ -233,7 +233,7 @@ rsim_rdmacore_judge() {
 		rsim_judge "$rxe_log" -- --nodebug --summary "$RSIM_SUMMARY" \
 			--label "rdma-core rxe0 boot" || return 1
 	fi
-	python3 "$RSIM_TOP/scripts/rdma-core-judge.py" "$log" "$rxe_log" --dev rdmasim0 \
+	python3 "$RSIM_TOP/scripts/judge-rdma-core.py" "$log" "$rxe_log" --dev rdmasim0 \
 		--peer rxe0 --out "$RSIM_OUT" --summary "$RSIM_SUMMARY" \
 		${RSIM_RDMA_CORE_TESTS:+--some} || return 1
 	if [ -n "$RSIM_RXE_CACHED" ]; then

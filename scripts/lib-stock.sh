@@ -3,7 +3,7 @@
 # rdmasim on a distribution's stock kernel: Debian's unmodified
 # linux-image-<release> (unpacked from its package, not installed) boots
 # under QEMU with software emulation (TCG: never KVM) from an initramfs
-# built here, and scripts/stock-init.sh runs the checks that need no KUnit
+# built here, and scripts/guest/init-qemu.sh runs the checks that need no KUnit
 # on rdmasim built against that kernel's headers. Three series:
 #   6.1	 Debian 12's: its linux-headers package, installed (the way
 #	 users build out-of-tree modules there)
@@ -17,10 +17,10 @@
 #   7.3	 Debian 13's backports: the same, the headers from
 #	 trixie-backports (the kernel split into linux-binary-, -base- and
 #	 -modules- packages)
-# Sourced after lib.sh, kernel.sh and boots.sh; uses lib.sh's RSIM_TOP,
+# Sourced after lib.sh, lib-kernel.sh and lib-boots.sh; uses lib.sh's RSIM_TOP,
 # RSIM_CACHE, RSIM_OUT, SUDO, stage, die, debian_mirror, rsim_apt_opts
-# and rsim_apt_update_kernel, kernel.sh's rsim_stock_headers,
-# rsim_in_root and rsim_build_modules (RSIM_MODDIR), and boots.sh's
+# and rsim_apt_update_kernel, lib-kernel.sh's rsim_stock_headers,
+# rsim_in_root and rsim_build_modules (RSIM_MODDIR), and lib-boots.sh's
 # rsim_boot bookkeeping and rsim_judge.
 #
 #   rsim_stock_ready <series>	-> RSIM_STOCK_KDIR, RSIM_STOCK_RELEASE,
@@ -31,7 +31,7 @@
 #				   make install'ed into the initramfs)
 #   rsim_stock_boot <log>	that kernel under QEMU, in the background
 #				(rsim_boots_wait waits for it)
-#   rsim_stock_judge <log>	check-run.py --nodebug --selftest
+#   rsim_stock_judge <log>	judge-log.py --nodebug --selftest
 
 # The host programs the checks run, with their libraries; busybox (static)
 # gives everything else. dash is /bin/sh: busybox's sh would run its own
@@ -151,7 +151,7 @@ rsim_stock_copy_prog() {
 # rsim_stock_initramfs <root dir> <release> <output>: busybox, the host
 # programs, the stock modules of RSIM_STOCK_MODS with their dependencies,
 # rdmasim's modules through make install (which runs depmod), and
-# stock-init.sh as /init, packed as a gzip'ed newc cpio archive
+# guest/init-qemu.sh as /init, packed as a gzip'ed newc cpio archive
 rsim_stock_initramfs() {
 	local root=$1 rel=$2 out=$3 p m a mods run=
 	[ -z "$RSIM_STOCK_CHROOT" ] || run="rsim_in_root $RSIM_STOCK_CHROOT"
@@ -196,8 +196,8 @@ rsim_stock_initramfs() {
 	}
 	cp -a "$RSIM_MODDIR-install/lib/modules/$rel/." "$root/lib/modules/$rel/"
 	depmod -b "$root" "$rel"
-	install -m 755 "$RSIM_TOP/scripts/stock-init.sh" "$root/init"
-	cp "$RSIM_TOP/scripts/init-lib.sh" "$root/rsim/"
+	install -m 755 "$RSIM_TOP/scripts/guest/init-qemu.sh" "$root/init"
+	cp "$RSIM_TOP/scripts/guest/lib.sh" "$root/rsim/"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out"
 }
 

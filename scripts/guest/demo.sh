@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh
 #
-# rdmasim: the main job's demo, sourced by uml-init.sh inside the UML
+# rdmasim: the main job's demo, sourced by guest/init-uml.sh inside the UML
 # kernel with rdmasim, rdma_rxe and siw loaded; it uses say and
 # RSIM_MODDIR from there. Its RSIM-DEMO lines are the console protocol of
 # Documentation/testing.rst ("The console protocol").
