@@ -58,10 +58,9 @@ rsim_rdma_core_deps() {
 	done
 	if [ -n "$missing" ]; then
 		stage "installing rdma-core's build dependencies:$missing"
-		$SUDO apt-get -q update >/dev/null || die "apt-get update failed"
+		rsim_apt_get update >/dev/null || die "apt-get update failed"
 		# shellcheck disable=SC2086
-		DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y install $missing \
-			>/dev/null || die "installing$missing failed"
+		rsim_apt_get -y install $missing >/dev/null || die "installing$missing failed"
 	fi
 }
 
@@ -217,9 +216,11 @@ rsim_rdma_core_env() {
 
 rsim_rdma_core() {
 	rsim_rdma_core_deps
+	rsim_lock rdma-core
 	rsim_rdma_core_fetch
 	rsim_rdma_core_build
 	rsim_rdma_core_env
+	rsim_unlock
 }
 
 # rsim_rdma_core_smoke <log>: one short UML boot (script mode, peers up)

@@ -48,8 +48,28 @@ rsim_step "log judge's own test" python3 "$RSIM_TOP/scripts/judge-log-test.py" \
 export RSIM_HOST_READY=1
 sparse=$(rsim_sparse)
 
-# the debug kernel first: its boots are the longest part, and start as
-# soon as it and the modules are there
+# The background jobs judge themselves and write their own lines of the
+# summary (RSIM_CHECK). Every apt list they read is updated here first
+# (RSIM_APT_FRESH): none of them runs apt-get update; dpkg's lock, which
+# a no-op install of the stock job's takes, is waited for
+# (rsim_apt_get).
+export RSIM_CHECK=1 RSIM_SUMMARY
+rsim_apt_update_kernel
+rsim_stock_headers
+# First, the longest of them: Debian's stock kernels under QEMU (make
+# stock: rdmasim built against each kernel's headers, make install'ed
+# into an initramfs, the unmodified kernel booted with it). It needs
+# nothing built here, and on a fresh machine its Debian 13 roots
+# (debootstrap: the network and dpkg more than the CPUs) are made while
+# the kernels compile.
+rm -f "$RSIM_OUT"/stock-*.log
+# shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>
+rsim_bg "$RSIM_OUT/stock.log" rsim_step "stock kernels: builds, boots" \
+	"$RSIM_TOP/scripts/check-part.sh" stock >"$RSIM_OUT/stock.log" 2>&1
+stage "stock kernels under QEMU, in the background: $RSIM_OUT/stock.log"
+
+# the debug kernel next: its boots are the longest part after the stock
+# job's, and start as soon as it and the modules are there
 t0=$(date +%s)
 rsim_uml_ready debug uml-7.3 C=2 CHECK="$sparse"
 uml_moddir=$RSIM_MODDIR
@@ -64,21 +84,10 @@ rsim_boot conformance "$RSIM_OUT/uml-conformance.log"
 rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
 
-# beside the boots, each in the background with its own judge: Debian's
-# stock kernels under QEMU (make stock: rdmasim built against each
-# kernel's headers, make install'ed into an initramfs, the unmodified
-# kernel booted with it), and the KUnit and conformance suites on Debian
-# 13's 6.12 (make check-6.12, its kernel built there the first time).
-# Every apt list they read is updated here first (RSIM_APT_FRESH), and
-# the host packages installed: none of them runs apt-get update, and
-# only the stock job's no-op install takes dpkg's lock.
-export RSIM_CHECK=1 RSIM_SUMMARY
-rsim_stock_headers
+# beside the boots, in the background with its own judge: the KUnit and
+# conformance suites on Debian 13's 6.12 (make check-6.12, its kernel
+# built there the first time)
 # shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>
-rsim_bg "$RSIM_OUT/stock.log" rsim_step "stock kernels: builds, boots" \
-	"$RSIM_TOP/scripts/check-part.sh" stock >"$RSIM_OUT/stock.log" 2>&1
-stage "stock kernels under QEMU, in the background: $RSIM_OUT/stock.log"
-# shellcheck disable=SC2094 # likewise
 rsim_bg "$RSIM_OUT/check-6.12.log" "$RSIM_TOP/scripts/check-6.12.sh" \
 	>"$RSIM_OUT/check-6.12.log" 2>&1
 stage "make check-6.12, in the background: $RSIM_OUT/check-6.12.log"

@@ -50,7 +50,9 @@ rsim_fetch_source() {
 	dir=$RSIM_CACHE/src/linux-source-$series-$ver$phash
 	RSIM_KSRC=$dir/linux-source-$series
 	RSIM_KSRC_ID="$series-$ver$phash"
+	rsim_lock "src-$RSIM_KSRC_ID"
 	if [ -f "$dir/.complete" ]; then
+		rsim_unlock
 		stage "kernel source: linux-source-$series $ver (cached)"
 		return
 	fi
@@ -71,6 +73,7 @@ rsim_fetch_source() {
 		$SUDO patch -s -p1 -d "$RSIM_KSRC" <"$p" || die "$p does not apply"
 	done
 	$SUDO touch "$dir/.complete"
+	rsim_unlock
 }
 
 # rsim_uml_tree <kind> <target> <fragment>...: the one place a UML tree
@@ -88,7 +91,9 @@ rsim_uml_tree() {
 		sha256sum | cut -c1-12)
 	dir=$RSIM_CACHE/build/uml-$RSIM_KSRC_ID-$kind-$hash
 	RSIM_TREE=$dir
+	rsim_lock "${dir##*/}"
 	if [ -f "$dir/.complete" ]; then
+		rsim_unlock
 		stage "UML $kind tree: cached ($dir)"
 		return
 	fi
@@ -112,6 +117,7 @@ rsim_uml_tree() {
 			INSTALL_MOD_PATH="$dir/modroot" modules_install
 	fi
 	touch "$dir/.complete"
+	rsim_unlock
 	stage "UML $kind tree built"
 }
 
@@ -234,8 +240,7 @@ rsim_stock_headers() {
 	local pkg
 	rsim_apt_update bookworm "deb bookworm main"
 	# shellcheck disable=SC2046
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y $(rsim_apt_opts bookworm) \
-		install linux-headers-amd64 >/dev/null || die "installing linux-headers-amd64 failed"
+	rsim_apt_get -y $(rsim_apt_opts bookworm) install linux-headers-amd64 >/dev/null || die "installing linux-headers-amd64 failed"
 	# shellcheck disable=SC2046
 	pkg=$(apt-cache $(rsim_apt_opts bookworm) depends linux-headers-amd64 |
 	      awk '/Depends: linux-headers-/ { print $2; exit }')

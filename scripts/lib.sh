@@ -99,6 +99,29 @@ rsim_apt_update() {
 	export RSIM_APT_FRESH
 }
 
+# rsim_apt_get args...: apt-get, non-interactive, waiting (at most ten
+# minutes) for dpkg's lock while another of make check's jobs holds it
+rsim_apt_get() {
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -o DPkg::Lock::Timeout=600 "$@"
+}
+
+# rsim_lock <name>: an exclusive lock (flock) on $RSIM_CACHE/locks/<name>,
+# held by this shell until rsim_unlock or its exit. Two jobs that want the
+# same cached tree (make check's 6.12 compile and its background 6.12 job
+# on a fresh machine, or two make runs) make it once: the second waits,
+# then finds it complete. One lock at a time; never held across a job
+# started in the background (the job would inherit it).
+rsim_lock() {
+	local d=$RSIM_CACHE/locks
+	[ -d "$d" ] || { $SUDO mkdir -p "$d" && $SUDO chmod 1777 "$d"; }
+	exec {RSIM_LOCK_FD}>>"$d/$1"
+	flock "$RSIM_LOCK_FD"
+}
+
+rsim_unlock() {
+	exec {RSIM_LOCK_FD}>&-
+}
+
 # The Debian suites the kernel sources and headers come from.
 rsim_apt_update_kernel() {
 	rsim_apt_update kernel "deb trixie main" "deb trixie-backports main" \
@@ -106,9 +129,11 @@ rsim_apt_update_kernel() {
 }
 
 # sparse: the kernel (7.x) needs __typeof_unqual__, which Debian 12's
-# sparse 0.6.4 lacks; build Debian's newer sparse source once.
+# sparse 0.6.4 lacks; build Debian's newer sparse source once. Called as
+# $(rsim_sparse): prints the program's path.
 rsim_sparse() {
 	local ver dir tmp
+	rsim_lock sparse	# released when the $(rsim_sparse) subshell ends
 	# shellcheck disable=SC2012 # our own directory names, sorted
 	dir=$(ls -d "$RSIM_CACHE"/tools/sparse-*/ 2>/dev/null | tail -1)
 	if [ -n "$dir" ] && [ -x "$dir/sparse" ]; then

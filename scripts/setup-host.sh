@@ -33,13 +33,12 @@ base=$(missing $PKGS)
 stock=$(missing $STOCK_PKGS)
 if [ -n "$base$stock" ]; then
 	stage "installing:$base$stock"
-	$SUDO apt-get -q update >/dev/null
+	rsim_apt_get update >/dev/null
 	# shellcheck disable=SC2086
 	[ -z "$base" ] ||
-		DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y install $base >/dev/null
+		rsim_apt_get -y install $base >/dev/null
 	# shellcheck disable=SC2086
 	[ -z "$stock" ] ||
-		DEBIAN_FRONTEND=noninteractive $SUDO apt-get -q -y install \
-			--no-install-recommends $stock >/dev/null
+		rsim_apt_get -y install --no-install-recommends $stock >/dev/null
 fi
 stage "host packages ready"
