@@ -3,8 +3,11 @@
 #
 # make check: every test, from a fresh Debian 12 machine
 # (Documentation/testing.rst describes each part and where the time goes).
-#   1. host packages; Debian's linux-source-7.3; the debug UML kernel
-#      first (cached in /var/cache/rdmasim after the first run), then the
+#   1. host packages; then, in the background (it needs nothing built
+#      here), Debian's stock 6.1, 6.12 and 7.3 kernels under QEMU with
+#      rdmasim make install'ed (scripts/lib-stock.sh; DKMS once it is
+#      done); Debian's linux-source-7.3 and the debug UML kernel (cached
+#      in /var/cache/rdmasim after the first run), then the
 #      modules built W=1 + sparse against it, tools/ and the provider
 #      against rdma-core 65 (scripts/build-rdma-core.sh, cached), the mutant
 #   2. the debug boots start at once, the longest first, and run while
@@ -13,19 +16,17 @@
 #      - the conformance suites on rdmasim0, rxe0 and siw0;
 #      - rdmasim's KUnit suites, the shell selftest, the mutant (rdmasim
 #        built with one rule broken must fail exactly that rule)
-#   3. beside them: lint; Debian's stock 6.1, 6.12 and 7.3 kernels under
-#      QEMU with rdmasim make install'ed (scripts/lib-stock.sh); DKMS; a W=1
-#      compile against Debian 13's 6.12; the non-debug UML kernel (make
-#      bench's) for the two-CPU boot and for rdma-core's tests on rxe0
-#      (the comparison; its result is reused while its inputs stay the
-#      same); the debug UML 6.12 kernel and its KUnit and conformance
-#      boots (scripts/check-6.12.sh)
+#   3. beside them: lint; the non-debug UML kernel (make bench's) for the
+#      two-CPU boot and for rdma-core's tests on rxe0 (the comparison;
+#      its result is reused while its inputs stay the same); the debug
+#      UML 6.12 kernel, the modules built W=1 against it, and its KUnit
+#      and conformance boots (scripts/check-6.12.sh)
 #   4. every boot judged (scripts/judge-log.py: suites, selftest checks,
 #      conformance table, and no KASAN, kmemleak, lockdep, DMA-API, WARN
 #      or BUG report in any log), then one summary: each part, PASS or
 #      FAIL, what it counted, minutes ($RSIM_OUT/summary.tsv)
 # Uses lib.sh's RSIM_TOP, RSIM_OUT and RSIM_SUMMARY; lib-kernel.sh's
-# RSIM_KSRC, RSIM_MODDIR and RSIM_PREPARED; lib-stock.sh's RSIM_STOCK_RELEASE
+# RSIM_KSRC and RSIM_MODDIR; lib-stock.sh's RSIM_STOCK_RELEASE
 # and RSIM_STOCK_SERIES; lib-boots.sh's RSIM_MUTANT_ARG and RSIM_JUDGE_KUNIT
 # (each file's header lists what it sets).
 set -euo pipefail
@@ -96,10 +97,6 @@ stage "make check-6.12, in the background: $RSIM_OUT/check-6.12.log"
 rsim_bg "$RSIM_OUT/lint.log" rsim_step "lint" "$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC" \
 	>"$RSIM_OUT/lint.log" 2>&1
 stage "lint, in the background: $RSIM_OUT/lint.log"
-# Debian 13's 6.12: compile only (the KUnit module included)
-rsim_prepare_uml 6.12
-rsim_step "compile 6.12 (W=1)" \
-	rsim_build_modules "$RSIM_PREPARED" um uml-6.12 KBUILD_MODPOST_WARN=1
 # the non-debug kernel (make bench's, cached): the two-CPU boot, and
 # rdma-core's tests on rxe0 (or their earlier result, same inputs)
 rsim_uml_ready bench uml-7.3-bench

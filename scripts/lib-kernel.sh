@@ -8,7 +8,6 @@
 #   rsim_fetch_source 7.3	-> RSIM_KSRC, RSIM_KSRC_ID (KSRC= overrides)
 #   rsim_uml_tree kind target fragment...	-> RSIM_TREE
 #   rsim_build_uml debug|bench [series]	-> RSIM_KBUILD, RSIM_MODROOT, RSIM_KVER
-#   rsim_prepare_uml 6.12	-> RSIM_PREPARED
 #   rsim_build_modules kdir arch name [make args]	-> RSIM_MODDIR
 #   rsim_stock_headers		-> RSIM_STOCK_KDIR
 #   rsim_uml_ready debug|bench name	-> all of the UML ones, exported,
@@ -168,20 +167,6 @@ rsim_check_config() {
 				die "$opt=$want did not survive olddefconfig (${from[$opt]})"
 		fi
 	done
-}
-
-# rsim_prepare_uml <series>: a UML tree of linux-source-<series>,
-# configured from kunit/configs/uml-compile.config and only prepared for
-# external modules (no vmlinux, no Module.symvers): enough to compile
-# rdmasim against it. Sets RSIM_PREPARED (RSIM_KSRC is left alone).
-# KSRC= does not apply here.
-rsim_prepare_uml() {
-	local series=$1
-	local RSIM_KSRC RSIM_KSRC_ID RSIM_TREE	# the caller's tree stays current
-	KSRC='' rsim_fetch_source "$series"
-	rsim_uml_tree prepared modules_prepare "$RSIM_TOP/kunit/configs/uml-compile.config"
-	# shellcheck disable=SC2034 # the caller's
-	RSIM_PREPARED=$RSIM_TREE/obj
 }
 
 # rsim_build_modules <kdir> <arch> <name> [make args...]: build the
