@@ -220,9 +220,16 @@ rsim_in_root() {
 }
 
 # rsim_stock_headers: install Debian 12's stock kernel headers
-# (linux-headers-amd64 from bookworm) and set RSIM_STOCK_KDIR.
+# (linux-headers-amd64 from bookworm) and set RSIM_STOCK_KDIR; exports
+# RSIM_STOCK_HEADERS, the same tree, so that the scripts it starts do not
+# install them again.
 rsim_stock_headers() {
 	local pkg
+	# installed once a run: a job make check starts reuses its tree
+	if [ -n "${RSIM_STOCK_HEADERS:-}" ]; then
+		RSIM_STOCK_KDIR=$RSIM_STOCK_HEADERS
+		return
+	fi
 	rsim_apt_update bookworm "deb bookworm main"
 	# shellcheck disable=SC2046
 	rsim_apt_get -y $(rsim_apt_opts bookworm) install linux-headers-amd64 >/dev/null || die "installing linux-headers-amd64 failed"
@@ -231,6 +238,8 @@ rsim_stock_headers() {
 	      awk '/Depends: linux-headers-/ { print $2; exit }')
 	RSIM_STOCK_KDIR=/usr/src/${pkg}
 	[ -f "$RSIM_STOCK_KDIR/Makefile" ] || die "no $RSIM_STOCK_KDIR"
+	RSIM_STOCK_HEADERS=$RSIM_STOCK_KDIR
+	export RSIM_STOCK_HEADERS
 	stage "stock headers: $pkg"
 }
 

@@ -108,8 +108,9 @@ rsim_apt_get() {
 # rsim_lock <name>: an exclusive lock (flock) on $RSIM_CACHE/locks/<name>,
 # held by this shell until rsim_unlock or its exit. Two jobs that want the
 # same cached tree (two make runs at once, or two jobs of one) make it
-# once: the second waits, then finds it complete. One lock at a time; never held across a job
-# started in the background (the job would inherit it).
+# once: the second waits, then finds it complete. One lock at a time;
+# never held across a job started in the background (the job would
+# inherit it).
 rsim_lock() {
 	local d=$RSIM_CACHE/locks
 	[ -d "$d" ] || { $SUDO mkdir -p "$d" && $SUDO chmod 1777 "$d"; }
