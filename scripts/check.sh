@@ -59,8 +59,8 @@ rsim_stock_headers
 # First, the longest of them: Debian's stock kernels under QEMU (make
 # stock: rdmasim built against each kernel's headers, make install'ed
 # into an initramfs, the unmodified kernel booted with it). It needs
-# nothing built here, and on a fresh machine its Debian 13 roots
-# (debootstrap: the network and dpkg more than the CPUs) are made while
+# nothing built here, and on a fresh machine its Debian 13 root
+# (debootstrap: the network and dpkg more than the CPUs) is made while
 # the kernels compile.
 rm -f "$RSIM_OUT"/stock-*.log
 # shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>

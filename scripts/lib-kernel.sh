@@ -80,14 +80,18 @@ rsim_fetch_source() {
 # fragments merged over it, olddefconfig, every option they ask for
 # checked, then "make <target>" ("all" also installs the modules). The
 # tree is $RSIM_CACHE/build/uml-<source id>-<kind>-<hash>/, cached by a
-# hash of the fragments' contents, the source id and the compiler (the
-# hash's inputs must stay byte for byte what they are: a new hash is a new
-# 12-minute build). Sets RSIM_TREE to that directory.
+# hash of the fragments' options (their lines less comments and blank
+# lines, in order: a comment edited is not a new 12-minute build), the
+# source id and the compiler. Sets RSIM_TREE to that directory.
 rsim_uml_tree() {
-	local kind=$1 target=$2 hash dir log
+	local kind=$1 target=$2 hash dir log f
 	shift 2
-	hash=$( (cat "$@"; echo "$RSIM_KSRC_ID"; gcc --version | head -1) |
-		sha256sum | cut -c1-12)
+	hash=$( (for f in "$@"; do
+			grep -v -e '^#' -e '^[[:space:]]*$' "$f"
+			echo --
+		done
+		echo "$RSIM_KSRC_ID"
+		gcc --version | head -1) | sha256sum | cut -c1-12)
 	dir=$RSIM_CACHE/build/uml-$RSIM_KSRC_ID-$kind-$hash
 	RSIM_TREE=$dir
 	rsim_lock "${dir##*/}"

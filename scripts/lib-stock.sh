@@ -93,11 +93,13 @@ rsim_stock_image() {
 }
 
 # rsim_stock_trixie <series>: a minimal Debian 13 root (debootstrap,
-# cached in $RSIM_CACHE/stock/trixie-<release>) with make, perl, xz, binutils, kmod and
-# Debian 13's newest linux-headers-<series>.<n>+deb13-amd64 (not -rt-, not
-# -cloud-; 7.3's from trixie-backports) installed, where rdmasim builds
-# the way it builds on a Debian 13 host. Sets RSIM_STOCK_RELEASE,
-# RSIM_STOCK_CHROOT and RSIM_STOCK_KDIR (a path inside the root).
+# cached in $RSIM_CACHE/stock/trixie, one for every series) with make,
+# perl, xz, binutils and kmod, and Debian 13's newest
+# linux-headers-<series>.<n>+deb13-amd64 (not -rt-, not -cloud-; 7.3's
+# from trixie-backports) installed in it beside the other series'
+# headers, where rdmasim builds the way it builds on a Debian 13 host.
+# Sets RSIM_STOCK_RELEASE, RSIM_STOCK_CHROOT and RSIM_STOCK_KDIR (a path
+# inside the root).
 rsim_stock_trixie() {
 	local series=$1 pkg dir root mirror
 	# shellcheck disable=SC2046
@@ -107,26 +109,34 @@ rsim_stock_trixie() {
 	[ -n "$pkg" ] || die "no linux-headers-$series.*-amd64 in the Debian archive"
 	RSIM_STOCK_RELEASE=${pkg#linux-headers-}
 	RSIM_STOCK_KDIR=/usr/src/$pkg
-	dir=$RSIM_CACHE/stock/trixie-$RSIM_STOCK_RELEASE
+	dir=$RSIM_CACHE/stock/trixie
 	root=$dir/root
 	RSIM_STOCK_CHROOT=$root
-	if [ -f "$dir/.complete" ]; then
+	rsim_lock stock-trixie
+	if [ -f "$dir/.has-$pkg" ]; then
+		rsim_unlock
 		stage "Debian 13 root with $pkg (cached)"
 		return
 	fi
-	stage "Debian 13 root with $pkg (debootstrap)"
 	mirror=$(debian_mirror)
-	$SUDO rm -rf "$root"
-	$SUDO mkdir -p "$root"
-	$SUDO debootstrap --variant=minbase --include=make,perl,xz-utils,binutils,kmod \
-		trixie "$root" "$mirror" >"$dir/debootstrap.log" 2>&1 || {
-		tail -20 "$dir/debootstrap.log" >&2
-		die "debootstrap trixie failed (log: $dir/debootstrap.log)"
-	}
-	# the headers (and the gcc and kernel image they depend on) with
-	# apt in the root, backports listed too
-	printf 'deb %s trixie main\ndeb %s trixie-backports main\n' "$mirror" "$mirror" |
-		$SUDO tee "$root/etc/apt/sources.list" >/dev/null
+	if [ ! -f "$dir/.complete" ]; then
+		stage "Debian 13 root (debootstrap)"
+		$SUDO rm -rf "$root"
+		$SUDO mkdir -p "$root"
+		$SUDO debootstrap --variant=minbase \
+			--include=make,perl,xz-utils,binutils,kmod \
+			trixie "$root" "$mirror" >"$dir/debootstrap.log" 2>&1 || {
+			tail -20 "$dir/debootstrap.log" >&2
+			die "debootstrap trixie failed (log: $dir/debootstrap.log)"
+		}
+		# apt in the root, backports listed too
+		printf 'deb %s trixie main\ndeb %s trixie-backports main\n' \
+			"$mirror" "$mirror" |
+			$SUDO tee "$root/etc/apt/sources.list" >/dev/null
+		$SUDO touch "$dir/.complete"
+	fi
+	# the headers (and the gcc and kernel image they depend on)
+	stage "Debian 13 root: installing $pkg"
 	{
 		rsim_in_root "$root" apt-get -q update &&
 		DEBIAN_FRONTEND=noninteractive rsim_in_root "$root" apt-get -q -y \
@@ -135,7 +145,8 @@ rsim_stock_trixie() {
 		tail -20 "$dir/debootstrap.log" >&2
 		die "installing $pkg in the Debian 13 root failed (log: $dir/debootstrap.log)"
 	}
-	$SUDO touch "$dir/.complete"
+	$SUDO touch "$dir/.has-$pkg"
+	rsim_unlock
 }
 
 # rsim_stock_copy_prog <root> <program>: the program and every library

@@ -14,7 +14,7 @@ PKGS="build-essential bc bison flex kmod sparse python3 perl xz-utils patch
 
 # the stock-kernel boots and the DKMS test (scripts/lib-stock.sh, dkms.sh),
 # installed without recommends: no graphical front end for QEMU
-# (debootstrap: the Debian 13 roots where rdmasim builds for stock 6.12
+# (debootstrap: the Debian 13 root where rdmasim builds for stock 6.12
 # and 7.3)
 STOCK_PKGS="qemu-system-x86 busybox-static cpio dkms debootstrap"
 
