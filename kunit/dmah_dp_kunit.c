@@ -30,6 +30,11 @@ static void dmah_dp_rdma(struct kunit *test, struct dp_fixture *f,
 				      f->pd->local_dma_lkey), 0);
 	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	/*
+	 * The worker adds a run's counts at the run's end, after its
+	 * completions: with two CPUs the completion is seen first.
+	 */
+	flush_workqueue(f->rsim->dp_wq);
 }
 
 /*

@@ -85,6 +85,7 @@ dkms_check() {
 	dkms_remove
 	[ -z "$(find "/lib/modules/$kver/updates/dkms" -name 'rdmasim*' 2>/dev/null)" ] ||
 		die "dkms remove left rdmasim modules in /lib/modules/$kver"
+	stage "dkms check passed"
 }
 
 case ${1:-} in

@@ -199,7 +199,8 @@ rsim_stock_initramfs() {
 	# make install into a staging root (where the build ran), then
 	# depmod over the stock modules and rdmasim's together
 	rm -rf "$RSIM_MODDIR-install"
-	$run make -C "${RSIM_MODDIR#"$RSIM_STOCK_CHROOT"}" install KDIR="$RSIM_STOCK_KDIR" \
+	# (W=1 as the build had it, or every object is compiled again)
+	$run make -C "${RSIM_MODDIR#"$RSIM_STOCK_CHROOT"}" install KDIR="$RSIM_STOCK_KDIR" W=1 \
 		INSTALL_MOD_PATH="${RSIM_MODDIR#"$RSIM_STOCK_CHROOT"}-install" \
 		>>"$RSIM_MODDIR.log" 2>&1 || {
 		tail -20 "$RSIM_MODDIR.log" >&2
