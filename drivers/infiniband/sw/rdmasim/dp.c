@@ -73,6 +73,7 @@ static DEFINE_PER_CPU(unsigned int, rsim_dp_depth);
  * @wrs: work requests
  * @ran: a WR was executed in this run
  * @worker: the run is the worker's: its first WR runs whatever its size
+ * @rnr_timer: the worker's run as the RNR timer: the head's retry counts
  * @did: counters the run adds to the device's at its end (one lock)
  */
 struct rsim_budget {
@@ -80,6 +81,7 @@ struct rsim_budget {
 	u32 wrs;
 	bool ran;
 	bool worker;
+	bool rnr_timer;
 	struct rsim_dp_stats did;
 };
 
@@ -173,7 +175,7 @@ static void rsim_dp_queue_locked(struct rsim_qp *qp, unsigned long delay)
 	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
 
 	lockdep_assert_held(&qp->lock);
-	if (!qp->dying)
+	if (!qp->stopping)
 		mod_delayed_work_on(rsim_dp_worker_cpu(qp), rsim->dp_wq,
 				    &qp->work, delay);
 }
@@ -192,7 +194,7 @@ static void rsim_dp_queue_locked(struct rsim_qp *qp, unsigned long delay)
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
 {
 	lockdep_assert_held(&qp->lock);
-	if (qp->owner != RSIM_SQ_IDLE || qp->dying ||
+	if (qp->owner != RSIM_SQ_IDLE || qp->stopping ||
 	    qp->state != IB_QPS_RTS || !qp->sq.count)
 		return false;
 	if (inl) {
@@ -217,6 +219,12 @@ static void rsim_dp_notify(struct rsim_notify *n)
 	rsim_notify_run(n);
 	__this_cpu_dec(rsim_dp_depth);
 	local_bh_enable();
+}
+
+/* The states in which a QP takes incoming messages (IBA 10.3.1) */
+static bool rsim_qp_receives(enum ib_qp_state st)
+{
+	return st == IB_QPS_RTR || st == IB_QPS_RTS || st == IB_QPS_SQD;
 }
 
 /* IBA Table 45: the RNR NAK timer field's values, in microseconds */
@@ -544,8 +552,7 @@ static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
 	if (!dest)
 		return NULL;
 	st = READ_ONCE(dest->state);
-	if (READ_ONCE(dest->dying) ||
-	    (st != IB_QPS_RTR && st != IB_QPS_RTS && st != IB_QPS_SQD)) {
+	if (READ_ONCE(dest->dying) || !rsim_qp_receives(st)) {
 		rsim_qp_put(dest);
 		return NULL;
 	}
@@ -674,8 +681,8 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 	int limit = 0;
 
 	spin_lock_irqsave(&peer->lock, flags);
-	if (peer->state == IB_QPS_ERR) {
-		/* nothing taken */
+	if (!rsim_qp_receives(peer->state)) {
+		/* nothing taken: ERR, or back to RESET (and INIT) meanwhile */
 	} else if (srq) {
 		limit = rsim_srq_take(srq, x->qp->rwqe);
 		x->took = limit >= 0;
@@ -1258,7 +1265,13 @@ static void rsim_dp_release(struct rsim_exec *x)
 static void rsim_dp_leave_locked(struct rsim_qp *qp, enum rsim_sq_owner to)
 {
 	lockdep_assert_held(&qp->lock);
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (to_rsim_dev(qp->ibqp.device)->dp_leave_hook)
+		to_rsim_dev(qp->ibqp.device)->dp_leave_hook(qp);
+#endif
 	qp->owner = to;
+	/* rsim_dp_stop() reads @owner without the lock: wake_up_var() */
+	smp_mb();
 	wake_up_var(&qp->owner);
 }
 
@@ -1337,29 +1350,40 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
 /*
  * An RNR NAK: wait for a receive WR (rnr_retry 7), or retry when the
  * responder's RNR timer expires until rnr_retry retries are spent (the
- * timer has a jiffy's granularity at least). Returns false if the WR must
- * complete with IB_WC_RNR_RETRY_EXC_ERR instead.
+ * timer has a jiffy's granularity at least). The first NAK of a WR and
+ * each NAK of a retry the timer started count; a retry its responder's
+ * wake-up started (rsim_dp_wake_qpn()) does not, and leaves an armed
+ * timer as it is. Returns false if the WR must complete with
+ * IB_WC_RNR_RETRY_EXC_ERR instead.
  */
 static bool rsim_dp_rnr_park(struct rsim_exec *x, struct rsim_budget *b)
 {
+	struct rsim_dev *rsim = x->rsim;
 	struct rsim_qp *qp = x->qp;
-	unsigned long flags;
-	bool first;
+	unsigned long delay, flags;
+	bool first, counts;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	if (x->rnr_retry != RSIM_RNR_INFINITE &&
+	first = !qp->rnr_tries;
+	counts = first || b->rnr_timer;
+	if (x->rnr_retry != RSIM_RNR_INFINITE && counts &&
 	    qp->rnr_tries >= x->rnr_retry) {
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return false;
 	}
-	first = !qp->rnr_tries;
+	rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
 	if (x->rnr_retry == RSIM_RNR_INFINITE) {
 		qp->rnr_tries = 1;
-		rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
 	} else {
-		qp->rnr_tries++;
-		rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
-		rsim_dp_queue_locked(qp, usecs_to_jiffies(rsim_rnr_usec[x->rnr_timer]));
+		delay = usecs_to_jiffies(rsim_rnr_usec[x->rnr_timer]);
+		if (counts) {
+			qp->rnr_tries++;
+			rsim_dp_queue_locked(qp, delay);
+		} else if (!qp->stopping) {
+			/* the timer goes on as it was, or anew if it fired */
+			queue_delayed_work_on(rsim_dp_worker_cpu(qp),
+					      rsim->dp_wq, &qp->work, delay);
+		}
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (first)
@@ -1432,12 +1456,20 @@ out_pop:
 	rsim_wq_pop(&qp->sq);
 	qp->rnr_tries = 0;
 	qp->steer_cpu = -1;
-	more = rsim_dp_next_locked(qp, b, nx, &x->n);
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	/* handlers run while the responder is still held */
 	rsim_dp_notify(&x->n);
+	/*
+	 * The queue is still ours: let go of what the WR held (the QP's
+	 * scratch lists among it) before the next look at the head can give
+	 * the queue up to another owner.
+	 */
 	rsim_dp_release(x);
+	spin_lock_irqsave(&qp->lock, flags);
+	more = rsim_dp_next_locked(qp, b, nx, &x->n);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	rsim_dp_notify(&x->n);
 	return more;
 }
 
@@ -1508,10 +1540,12 @@ void rsim_dp_work(struct work_struct *work)
 	};
 	bool retry = false;
 
-	if (xchg(&qp->wake_peer, false))
-		rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
-				 READ_ONCE(qp->attr.dest_qp_num));
 	spin_lock_irq(&qp->lock);
+	if (qp->stopping) {
+		/* rsim_dp_stop() cancels this work and finds the owner as is */
+		spin_unlock_irq(&qp->lock);
+		return;
+	}
 	if (qp->owner == RSIM_SQ_RNR) {
 		retry = true;
 	} else if (qp->owner != RSIM_SQ_QUEUED) {
@@ -1521,6 +1555,7 @@ void rsim_dp_work(struct work_struct *work)
 	qp->owner = RSIM_SQ_RUNNING;
 	spin_unlock_irq(&qp->lock);
 
+	b.rnr_timer = retry;
 	b.did.rnr_retries = retry;
 	b.did.deferred = !retry;
 	rsim_dp_process(qp, &b, false);
@@ -1530,14 +1565,18 @@ void rsim_dp_work(struct work_struct *work)
  * rsim_dp_wake_qpn() - a requester waiting for an RNR retry may go on
  * @rsim: device
  * @qpn: the requester's QP number
+ * @from: the QP number of the responder that calls
  *
  * Called when its responder posted a receive WR, changed state or is
  * being destroyed: the waiting SEND is retried now, on this context if
- * it may run WRs, else on the worker.
+ * it may run WRs, else on the worker. Only the requester's own
+ * responder wakes it: a QP that merely names it as its destination
+ * does not. A retry that meets the RNR NAK again does not count against
+ * rnr_retry (only the RNR timer's expiries do).
  *
  * Context: process or softirq, interrupts on (the QP table's lock).
  */
-void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn)
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from)
 {
 	bool inl = rsim_dp_may_run_inline();
 	struct rsim_qp *qp = rsim_qp_get(rsim, qpn);
@@ -1547,7 +1586,8 @@ void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn)
 	if (!qp)
 		return;
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->owner == RSIM_SQ_RNR) {
+	if (qp->owner == RSIM_SQ_RNR && !qp->stopping &&
+	    qp->ibqp.qp_type == IB_QPT_RC && qp->attr.dest_qp_num == from) {
 		qp->owner = RSIM_SQ_IDLE;
 		run = rsim_dp_claim_locked(qp, inl);
 	}
@@ -1572,27 +1612,49 @@ void rsim_dp_wake_requester(struct rsim_qp *qp)
 
 	if (!in_hardirq() && !in_nmi() && !irqs_disabled()) {
 		rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
-				 READ_ONCE(qp->attr.dest_qp_num));
+				 READ_ONCE(qp->attr.dest_qp_num),
+				 qp->ibqp.qp_num);
 		return;
 	}
+	/* not @qp's own work: that is its RNR timer, if it waits itself */
 	spin_lock_irqsave(&qp->lock, flags);
-	WRITE_ONCE(qp->wake_peer, true);
-	rsim_dp_queue_locked(qp, 0);
+	if (!qp->stopping)
+		queue_work(to_rsim_dev(qp->ibqp.device)->dp_wq, &qp->wake_work);
 	spin_unlock_irqrestore(&qp->lock, flags);
 }
 
 /**
- * rsim_dp_stop() - wait until nobody executes a QP's send queue
- * @qp: the QP, made unable to run (dying, or a state other than RTS)
+ * rsim_dp_wake_work() - rsim_dp_wake_requester() from hard-IRQ context
+ * @work: &rsim_qp.wake_work
  *
- * Cancels the worker (and the RNR timer) and waits for an owner in the
- * middle of a WR, which stops at its next page boundary check.
+ * Context: process (workqueue).
+ */
+void rsim_dp_wake_work(struct work_struct *work)
+{
+	struct rsim_qp *qp = container_of(work, struct rsim_qp, wake_work);
+
+	rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
+			 READ_ONCE(qp->attr.dest_qp_num), qp->ibqp.qp_num);
+}
+
+/**
+ * rsim_dp_stop() - wait until nobody executes a QP's send queue
+ * @qp: the QP, with @stopping set under its lock (and a state other than
+ *	RTS, or @dying)
+ *
+ * Waits for an owner in the middle of a WR, which stops at its next page
+ * boundary check and gives the queue up, then cancels the worker (and
+ * the RNR timer, and a wake-up of the requester). With @stopping set,
+ * nobody claims the queue, queues the worker or takes the queue over on
+ * it: when this returns, nobody runs the queue or will until @stopping is
+ * cleared, and the owner is IDLE, QUEUED or RNR, which the caller resets.
  *
  * Context: process; sleeps.
  */
 void rsim_dp_stop(struct rsim_qp *qp)
 {
 	might_sleep();
-	cancel_delayed_work_sync(&qp->work);
 	wait_var_event(&qp->owner, READ_ONCE(qp->owner) != RSIM_SQ_RUNNING);
+	cancel_delayed_work_sync(&qp->work);
+	cancel_work_sync(&qp->wake_work);
 }

@@ -263,6 +263,7 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -ENOMEM;
 
 	spin_lock_init(&qp->lock);
+	mutex_init(&qp->modify_mutex);
 	refcount_set(&qp->ref, 1);
 	qp->state = IB_QPS_RESET;
 	qp->owner = RSIM_SQ_IDLE;
@@ -271,6 +272,7 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->cpu = WORK_CPU_UNBOUND;
 	qp->steer_cpu = -1;
 	INIT_DELAYED_WORK(&qp->work, rsim_dp_work);
+	INIT_WORK(&qp->wake_work, rsim_dp_wake_work);
 
 	err = rsim_wq_alloc(rsim, &qp->sq, init->cap.max_send_wr,
 			    init->cap.max_send_sge,
@@ -304,14 +306,30 @@ err_free_rq:
 err_free_sq:
 	kvfree(qp->sq.ring);
 err_res_put:
+	mutex_destroy(&qp->modify_mutex);
 	rsim_res_put(rsim, RSIM_RES_QP);
 	return err;
 }
 
 /*
+ * The completions of @qp nobody polled: dropped from its CQs (as mlx4 and
+ * mlx5 clean them), when it goes back to RESET and when it is destroyed,
+ * so that no completion names a QP that is gone or delivers a flush of
+ * an earlier life.
+ */
+static void rsim_qp_clean_cqs_locked(struct rsim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	rsim_cq_clean(to_rsim_cq(qp->ibqp.send_cq), &qp->ibqp);
+	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+		rsim_cq_clean(to_rsim_cq(qp->ibqp.recv_cq), &qp->ibqp);
+}
+
+/*
  * Tearing down waits only for what touches this QP: its own worker, and
  * a requester's step that holds it as responder (bounded by one WR).
- * Traffic on other QPs does not delay it.
+ * Traffic on other QPs does not delay it. Once nothing holds it, no
+ * completion can be added for it, and those its CQs still hold go.
  */
 static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
@@ -323,19 +341,24 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase_bh(&rsim->qp_xa, ibqp->qp_num);
 	spin_lock_irq(&qp->lock);
 	qp->dying = true;
+	qp->stopping = true;
 	peer = qp->attr.dest_qp_num;
 	spin_unlock_irq(&qp->lock);
 	rsim_dp_stop(qp);
 	rsim_qp_put(qp);
 	wait_var_event(&qp->ref, !refcount_read(&qp->ref));
+	spin_lock_irq(&qp->lock);
+	rsim_qp_clean_cqs_locked(qp);
+	spin_unlock_irq(&qp->lock);
 
+	mutex_destroy(&qp->modify_mutex);
 	rsim_qp_scratch_free(qp);
 	kvfree(qp->rq.ring);
 	kvfree(qp->sq.ring);
 	rsim_res_put(rsim, RSIM_RES_QP);
 	/* a requester waiting on this responder learns that it is gone */
 	if (ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake_qpn(rsim, peer);
+		rsim_dp_wake_qpn(rsim, peer, ibqp->qp_num);
 	return 0;
 }
 
@@ -589,30 +612,29 @@ static void rsim_qp_apply_locked(struct rsim_qp *qp,
 		cur->dest_qp_num = attr->dest_qp_num;
 }
 
-/* Back to RESET: empty queues, no attributes; nobody executes the QP. */
 /*
- * Back to RESET: the queues are empty, and so are the CQs of this QP's
- * completions nobody polled (as mlx4 and mlx5 clean them), so that a QP
- * brought back to RTS does not deliver the flushes of its earlier life.
+ * Back to RESET, once nobody executes the send queue (rsim_dp_stop()):
+ * the queues are empty, no attributes, no completions of the earlier
+ * life in the CQs (rsim_qp_clean_cqs_locked()), and the queue is nobody's.
  */
 static void rsim_qp_reset_locked(struct rsim_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
-	rsim_cq_clean(to_rsim_cq(qp->ibqp.send_cq), &qp->ibqp);
-	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
-		rsim_cq_clean(to_rsim_cq(qp->ibqp.recv_cq), &qp->ibqp);
+	rsim_qp_clean_cqs_locked(qp);
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->sq.head = 0;
 	qp->sq.count = 0;
 	qp->rq.head = 0;
 	qp->rq.count = 0;
 	qp->rnr_tries = 0;
+	qp->steer_cpu = -1;
 	qp->owner = RSIM_SQ_IDLE;
 }
 
 /*
- * Context: process; sleeps only for a transition to RESET, which waits
- * until nobody executes the send queue (at most one page of a copy).
+ * Context: process; sleeps for @modify_mutex, and for a transition to
+ * RESET, which waits until nobody executes the send queue (at most one
+ * chunk of a copy).
  */
 static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  int mask, struct ib_udata *udata)
@@ -634,6 +656,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (err)
 		return err;
 
+	mutex_lock(&qp->modify_mutex);
 	spin_lock_irq(&qp->lock);
 	cur = qp->state;
 	peer = qp->attr.dest_qp_num;
@@ -649,13 +672,18 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	}
 
 	if (new == IB_QPS_RESET) {
-		/* the owner stops at its next look at the head, or page */
+		/*
+		 * The owner stops at its next look at the head, or chunk;
+		 * nobody takes the queue over meanwhile (@stopping), and no
+		 * other modify_qp runs (@modify_mutex).
+		 */
 		qp->state = IB_QPS_RESET;
+		qp->stopping = true;
 		spin_unlock_irq(&qp->lock);
 		rsim_dp_stop(qp);
 		spin_lock_irq(&qp->lock);
 		rsim_qp_reset_locked(qp);
-		qp->state = IB_QPS_RESET;
+		qp->stopping = false;
 	} else if (new == IB_QPS_ERR) {
 		rsim_qp_apply_locked(qp, attr, mask);
 		rsim_qp_error_locked(qp, &n);
@@ -668,6 +696,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		run = rsim_dp_claim_locked(qp, inl);
 out_unlock:
 	spin_unlock_irq(&qp->lock);
+	mutex_unlock(&qp->modify_mutex);
 	rsim_notify_run(&n);
 	if (err)
 		return err;
@@ -675,7 +704,7 @@ out_unlock:
 		rsim_dp_run(qp);
 	/* a requester waiting on this responder sees the change */
 	if (new != cur && ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake_qpn(rsim, peer);
+		rsim_dp_wake_qpn(rsim, peer, ibqp->qp_num);
 	return 0;
 }
 

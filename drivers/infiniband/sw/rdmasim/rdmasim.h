@@ -329,6 +329,8 @@ struct rsim_dp_stats {
  * @dp: data path counters
  * @dp_test_hook: KUnit only: called by the engine after a WR executed and
  *	before it completes, on the owner's context with no lock held
+ * @dp_leave_hook: KUnit only: called as the owner of a send queue gives
+ *	it up, under the QP's lock
  */
 struct rsim_dev {
 	struct ib_device ibdev;
@@ -353,6 +355,7 @@ struct rsim_dev {
 	struct rsim_dp_stats dp;
 #if IS_ENABLED(CONFIG_KUNIT)
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
+	void (*dp_leave_hook)(struct rsim_qp *qp);
 #endif
 };
 
@@ -563,7 +566,10 @@ enum rsim_sq_owner {
 /**
  * struct rsim_qp - queue pair
  * @ibqp: core object; must be first
- * @lock: protects @state, @attr, @sq, @rq, @owner, @rnr_tries and @dying
+ * @lock: protects @state, @attr, @sq, @rq, @owner, @rnr_tries, @dying,
+ *	@stopping and @steer_cpu
+ * @modify_mutex: serializes modify_qp calls, so that none overtakes a
+ *	transition to RESET while it waits for the send queue's owner
  * @ref: lookups by QP number hold a reference (the data path while it
  *	touches this QP as responder, a poster waking this QP's RNR wait);
  *	destroy_qp drops the initial one and waits for 0
@@ -573,9 +579,10 @@ enum rsim_sq_owner {
  * @rq: receive queue
  * @owner: who executes the send queue (&enum rsim_sq_owner)
  * @rnr_tries: RNR retries spent on the send queue's head
- * @dying: destroy_qp has started: nothing queues the worker any more
- * @wake_peer: the worker must wake the requester connected to this QP (a
- *	receive WR was posted where the QP table cannot be looked up)
+ * @dying: destroy_qp has started: no lookup finds the QP
+ * @stopping: destroy_qp or a transition to RESET waits for the send
+ *	queue's owner (rsim_dp_stop()): nobody claims the queue, queues the
+ *	worker or takes the queue over on the worker until it is cleared
  * @sq_sig_all: IB_SIGNAL_ALL_WR
  * @max_inline: inline data limit
  * @cpu: the worker's CPU for this QP, or WORK_CPU_UNBOUND (the CPU that
@@ -583,6 +590,8 @@ enum rsim_sq_owner {
  * @steer_cpu: the CPU a DMA handle moved the head WR to, or -1; the
  *	worker runs there until that WR completes (under @lock)
  * @work: the worker (immediate, or delayed as the RNR timer)
+ * @wake_work: wakes the requester connected to this QP, for a receive WR
+ *	posted where the QP table cannot be looked up (hard IRQ)
  * @lrefs: the requester's checked gather (or READ scatter) list, max_sge
  *	entries; used only by the owner of the send queue
  * @rrefs: the responder's checked scatter list, max_recv_sge entries;
@@ -592,6 +601,7 @@ enum rsim_sq_owner {
 struct rsim_qp {
 	struct ib_qp ibqp;
 	spinlock_t lock;	/* protects state, attr, sq, rq, owner, ... */
+	struct mutex modify_mutex;	/* serializes modify_qp */
 	refcount_t ref;
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
@@ -600,12 +610,13 @@ struct rsim_qp {
 	u8 owner;
 	u8 rnr_tries;
 	bool dying;
-	bool wake_peer;
+	bool stopping;
 	bool sq_sig_all;
 	u32 max_inline;
 	int cpu;
 	int steer_cpu;
 	struct delayed_work work;
+	struct work_struct wake_work;
 	struct rsim_mem_ref *lrefs;
 	struct rsim_mem_ref *rrefs;
 	struct rsim_recv_wqe *rwqe;
@@ -845,9 +856,10 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
 bool rsim_dp_may_run_inline(void);
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl);
 void rsim_dp_run(struct rsim_qp *qp);
-void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn);
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from);
 void rsim_dp_wake_requester(struct rsim_qp *qp);
 void rsim_dp_work(struct work_struct *work);
+void rsim_dp_wake_work(struct work_struct *work);
 void rsim_dp_stop(struct rsim_qp *qp);
 
 /* fault.c (and testing.h) */
