@@ -115,15 +115,17 @@ static void stress_lat_start(struct kunit *test, struct stress_lat *l)
 
 /*
  * Whether @us, a wall-clock figure taken while a copy of @copy_ms ran, is
- * short: under @bound_us, or under a quarter of the copy. A loaded host
+ * short: under @bound_us, or under half the copy. A loaded host
  * deschedules the whole UML process now and then, which stretches every
- * wall-clock figure by the same stall; what the bounds rule out, a
- * sleeper or a destroy that waits for the whole copy, is a figure as long
- * as the copy itself.
+ * wall-clock figure by the same stall (a cold make check, two kernels
+ * compiling beside it, saw a 1 ms sleep end 373 ms late during a 1427 ms
+ * copy: more than the quarter this once allowed); what the bounds rule
+ * out, a sleeper or a destroy that waits for the whole copy, is a figure
+ * as long as the copy itself.
  */
 static bool stress_short(s64 us, s64 bound_us, s64 copy_ms)
 {
-	return us < bound_us || us < copy_ms * USEC_PER_MSEC / 4;
+	return us < bound_us || us < copy_ms * USEC_PER_MSEC / 2;
 }
 
 /*
@@ -241,6 +243,7 @@ static void rsim_stress_test_huge_writes(struct kunit *test)
 	 * SA's queries after the port events of earlier suites, retried for
 	 * seconds: 512 bytes more, once, on 6.12): whole MADs, a few.
 	 */
+	flush_workqueue(f->rsim->dp_wq);	/* a run counts at its end */
 	extra = f->rsim->dp.bytes - before.bytes -
 		((u64)STRESS_BIG * STRESS_BIG_N + 4096ULL * SZ_1M);
 	KUNIT_EXPECT_GE(test, extra, 0);
