@@ -4,9 +4,9 @@
  * what a caller can do to QPs that are not its own. One case per defect
  * the review of issue 20 found, each failing on the engine before its
  * fix: an owner that gives the queue up while it still holds the QP's
- * scratch lists, completions that outlive their QP, and a stranger's QP
+ * scratch lists, completions that outlive their QP, a stranger's QP
  * that wakes (and spends the RNR retries of) a requester it is not the
- * responder of.
+ * responder of, and post_srq_recv running other QPs' queues.
  */
 
 #include <linux/delay.h>
@@ -185,10 +185,82 @@ static void rsim_engine_test_stranger_cannot_wake(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
 }
 
+static void engine_srq_destroy(void *srq)
+{
+	ib_destroy_srq(srq);
+}
+
+/*
+ * Defect 5: post_srq_recv walked every QP of the device and ran each
+ * waiting requester's queue inside the caller's call (O(QPs) x 64 KiB of
+ * copying, possibly in softirq context). A requester waits (RNR) on a
+ * responder of an SRQ; a receive WR posted to the SRQ with BH off (so
+ * that the worker cannot run meanwhile) must return with nothing
+ * executed: the requester's retry is the worker's, and completes after.
+ */
+static void rsim_engine_test_srq_post_runs_nothing(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = f->cq,
+		.recv_cq = f->cq,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		.port_num = 1,
+	};
+	struct ib_send_wr send = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_id = 1,
+	};
+	struct ib_sge sge = {
+		.addr = f->dst.dma,
+		.length = 64,
+		.lkey = f->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
+	struct ib_srq *srq;
+	struct ib_qp *a, *b;
+	struct ib_wc wc[2];
+	u32 held;
+	int err, i;
+
+	srq = ib_create_srq(f->pd, &sa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, srq);
+	err = kunit_add_action_or_reset(test, engine_srq_destroy, srq);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	qa.srq = srq;
+	b = ib_create_qp(f->pd, &qa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	err = kunit_add_action_or_reset(test, dp_qp_destroy, b);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	a = dp_qp(test, f, IB_QPT_RC, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, b, a->qp_num, DP_ACCESS, 7), 0);
+
+	KUNIT_ASSERT_EQ(test, dp_post(a, &send, f->src.dma, 64,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, to_rsim_qp(a)->owner, RSIM_SQ_RNR);
+	local_bh_disable();
+	err = ib_post_srq_recv(srq, &rwr, NULL);
+	held = READ_ONCE(to_rsim_cq(f->cq)->count);
+	local_bh_enable();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, held, 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+}
+
 static struct kunit_case rsim_engine_test_cases[] = {
 	KUNIT_CASE(rsim_engine_test_give_up_holds_nothing),
 	KUNIT_CASE(rsim_engine_test_destroy_cleans_cq),
 	KUNIT_CASE(rsim_engine_test_stranger_cannot_wake),
+	KUNIT_CASE(rsim_engine_test_srq_post_runs_nothing),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

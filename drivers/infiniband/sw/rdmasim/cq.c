@@ -35,7 +35,7 @@ static int rsim_create_cq(struct ib_cq *ibcq,
 		return -ENOMEM;
 
 	cq->queue = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
-		    kvcalloc(attr->cqe, sizeof(*cq->queue), GFP_KERNEL);
+		    kvcalloc(attr->cqe, sizeof(*cq->queue), GFP_KERNEL_ACCOUNT);
 	if (!cq->queue) {
 		rsim_res_put(rsim, RSIM_RES_CQ);
 		return -ENOMEM;
@@ -248,7 +248,7 @@ static int rsim_resize_cq(struct ib_cq *ibcq, RSIM_RESIZE_CQE count,
 	if (cqe < 1 || cqe > rsim->cfg.limits.max_cqe)
 		return -EINVAL;
 	queue = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
-		kvcalloc(cqe, sizeof(*queue), GFP_KERNEL);
+		kvcalloc(cqe, sizeof(*queue), GFP_KERNEL_ACCOUNT);
 	if (!queue)
 		return -ENOMEM;
 	spin_lock_irqsave(&cq->lock, flags);

@@ -104,7 +104,8 @@ static struct ib_dm *rsim_alloc_dm(struct ib_device *ibdev,
 		goto err_free;
 	mem->len = PAGE_ALIGN(attr->length);
 	mem->dev = &rsim->pdev->dev;
-	mem->buf = alloc_pages_exact(mem->len, GFP_KERNEL | __GFP_ZERO);
+	mem->buf = alloc_pages_exact(mem->len, GFP_KERNEL_ACCOUNT |
+				     __GFP_ZERO | __GFP_NOWARN);
 	if (!mem->buf)
 		goto err_free;
 	mem->dma = dma_map_single(mem->dev, mem->buf, mem->len,

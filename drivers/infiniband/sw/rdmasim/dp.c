@@ -18,6 +18,28 @@
  * 64 KiB chunks. WRs of one QP therefore execute in order, and a QP whose queue
  * is with the worker sends everything new there too.
  *
+ * The ownership protocol (&enum rsim_sq_owner, @owner under the QP lock):
+ *
+ * - Claiming: only rsim_dp_claim_locked() (a post, modify_qp to RTS, an
+ *   RNR wake-up) takes an IDLE queue, and only rsim_dp_work() takes a
+ *   QUEUED or RNR one; neither while @stopping is set. RUNNING means one
+ *   context, the owner, executes the queue.
+ * - What an owner may touch: the head of the send queue (it alone pops
+ *   it, or flushes the queue in the error state), the QP's scratch lists
+ *   (@lrefs, @rrefs, @rwqe) and @steer_cpu, and @rnr_tries.
+ * - Giving up: rsim_dp_leave_locked(), to IDLE, QUEUED (the worker goes
+ *   on) or RNR (an RNR NAK). Before it, the owner has let go of everything
+ *   its WR held: the MR references in the scratch lists and the responder
+ *   (rsim_dp_release()). A new owner may start the moment the lock drops.
+ * - Stopping: destroy_qp and a transition to RESET set @stopping under the
+ *   lock, then rsim_dp_stop() waits for a RUNNING owner to give up (it
+ *   looks at the state at every WR and every 64 KiB) and cancels the
+ *   worker; then nobody runs the queue until the caller clears @stopping.
+ *   modify_qp calls are serialized (@modify_mutex), so none overtakes it.
+ * - Wake-ups: a requester parked on an RNR NAK is woken early only by its
+ *   own responder (the QP its dest_qp_num names, whose own dest_qp_num
+ *   names it back); only the RNR timer's expiries count as retries.
+ *
  * Lifetimes: a step holds a reference on the responder QP and on each MR
  * it touches; destroying an idle QP or MR waits for nothing else. Each
  * page is copied under the MR's lock after a check that its registration
@@ -684,7 +706,7 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 	if (!rsim_qp_receives(peer->state)) {
 		/* nothing taken: ERR, or back to RESET (and INIT) meanwhile */
 	} else if (srq) {
-		limit = rsim_srq_take(srq, x->qp->rwqe);
+		limit = rsim_srq_take(srq, x->qp->rwqe, x->rc ? peer : NULL);
 		x->took = limit >= 0;
 	} else if (peer->rq.count) {
 		struct rsim_recv_wqe *rwqe = rsim_wqe(&peer->rq, 0);
@@ -1401,6 +1423,7 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 {
 	struct rsim_qp *qp = x->qp;
 	struct rsim_send_wqe *wqe = x->wqe;
+	struct rsim_dp_stats wr_did = {};
 	unsigned long flags;
 	bool more;
 
@@ -1428,7 +1451,13 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 	}
 	if (status == RSIM_EXEC_DROP)
 		status = IB_WC_SUCCESS;
-	rsim_dp_count(x, status, &b->did);
+	/*
+	 * The WR's counts reach the device's counters before its completion
+	 * is seen (the run's own counts wait for its end): whoever polls a
+	 * completion and then reads the port counters finds it counted.
+	 */
+	rsim_dp_count(x, status, &wr_did);
+	rsim_dp_account(x->rsim, &wr_did);
 	b->wrs--;
 	b->bytes -= x->len;
 	b->ran = true;

@@ -377,7 +377,7 @@ static struct rsim_mr_seg *rsim_umem_mtt(struct rsim_dev *rsim,
 
 	*npages = PAGE_ALIGN(ib_umem_offset(umem) + length) >> PAGE_SHIFT;
 	mtt = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
-	      kvcalloc(*npages, sizeof(*mtt), GFP_KERNEL);
+	      kvcalloc(*npages, sizeof(*mtt), GFP_KERNEL_ACCOUNT);
 	if (!mtt)
 		return ERR_PTR(-ENOMEM);
 	/* the DMA segments cover whole pages, the first from its start */
@@ -549,7 +549,7 @@ static struct ib_mr *rsim_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *dm,
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->umtt = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
-		   kvcalloc(1, sizeof(*mr->umtt), GFP_KERNEL);
+		   kvcalloc(1, sizeof(*mr->umtt), GFP_KERNEL_ACCOUNT);
 	if (!mr->umtt) {
 		rsim_mr_free(mr);
 		return ERR_PTR(-ENOMEM);

@@ -144,7 +144,7 @@ int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq, u32 max_wr,
 		return 0;
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		return -ENOMEM;
-	wq->ring = kvcalloc(max_wr, wq->wqe_size, GFP_KERNEL);
+	wq->ring = kvcalloc(max_wr, wq->wqe_size, GFP_KERNEL_ACCOUNT);
 	return wq->ring ? 0 : -ENOMEM;
 }
 
@@ -159,11 +159,11 @@ static int rsim_qp_scratch_alloc(struct rsim_dev *rsim, struct rsim_qp *qp)
 
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		return -ENOMEM;
-	qp->lrefs = kcalloc(nl + nr, sizeof(*qp->lrefs), GFP_KERNEL);
+	qp->lrefs = kcalloc(nl + nr, sizeof(*qp->lrefs), GFP_KERNEL_ACCOUNT);
 	if (!qp->lrefs)
 		return -ENOMEM;
 	qp->rrefs = qp->lrefs + nl;
-	qp->rwqe = kzalloc(struct_size(qp->rwqe, sge, nr), GFP_KERNEL);
+	qp->rwqe = kzalloc(struct_size(qp->rwqe, sge, nr), GFP_KERNEL_ACCOUNT);
 	if (!qp->rwqe) {
 		kfree(qp->lrefs);
 		return -ENOMEM;
@@ -273,6 +273,7 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->steer_cpu = -1;
 	INIT_DELAYED_WORK(&qp->work, rsim_dp_work);
 	INIT_WORK(&qp->wake_work, rsim_dp_wake_work);
+	INIT_LIST_HEAD(&qp->srq_wait);
 
 	err = rsim_wq_alloc(rsim, &qp->sq, init->cap.max_send_wr,
 			    init->cap.max_send_sge,
@@ -344,6 +345,9 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->stopping = true;
 	peer = qp->attr.dest_qp_num;
 	spin_unlock_irq(&qp->lock);
+	/* no post to its SRQ queues its wake-up from here on */
+	if (ibqp->srq)
+		rsim_srq_unwait(qp);
 	rsim_dp_stop(qp);
 	rsim_qp_put(qp);
 	wait_var_event(&qp->ref, !refcount_read(&qp->ref));
@@ -917,7 +921,8 @@ static u8 *rsim_post_send_user_inline(struct rsim_qp *qp,
 	}
 	if (!total)
 		return NULL;
-	buf = kmalloc(total, GFP_KERNEL);
+	/* the caller's size (up to max_wr * max_inline): charged, no warning */
+	buf = kvmalloc(total, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return ERR_PTR(-ENOMEM);
 	for (w = wr, n = 0; w && off < total; w = w->next, n++) {
@@ -929,7 +934,7 @@ static u8 *rsim_post_send_user_inline(struct rsim_qp *qp,
 			if (copy_from_user(buf + off,
 					   u64_to_user_ptr(sge->addr),
 					   sge->length)) {
-				kfree(buf);
+				kvfree(buf);
 				*bad = w;
 				return ERR_PTR(-EFAULT);
 			}
@@ -996,7 +1001,7 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		run = rsim_dp_claim_locked(qp, inl);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
-	kfree(ubuf);
+	kvfree(ubuf);
 	rsim_notify_run(&n);
 	if (err)
 		*bad_wr = wr;

@@ -534,17 +534,21 @@ struct rsim_wq {
 /**
  * struct rsim_srq - a shared receive queue (srq.c)
  * @ibsrq: core object; must be first
- * @lock: protects @rq and @limit; taken with interrupts off, or nested
- *	inside a QP's lock (which has them off)
+ * @lock: protects @rq, @limit and @waiters; taken with interrupts off, or
+ *	nested inside a QP's lock (which has them off)
  * @rq: the receive WRs
  * @limit: the armed limit (IB_EVENT_SRQ_LIMIT_REACHED when fewer WRs
  *	remain), or 0
+ * @waiters: RC QPs of the SRQ (by &rsim_qp.srq_wait) whose requester met
+ *	an RNR NAK because the SRQ was empty: the next post_srq_recv hands
+ *	their wake-ups to the worker
  */
 struct rsim_srq {
 	struct ib_srq ibsrq;
-	spinlock_t lock;	/* protects rq, limit; irqs off */
+	spinlock_t lock;	/* protects rq, limit, waiters; irqs off */
 	struct rsim_wq rq;
 	u32 limit;
+	struct list_head waiters;
 };
 
 /**
@@ -591,7 +595,9 @@ enum rsim_sq_owner {
  *	worker runs there until that WR completes (under @lock)
  * @work: the worker (immediate, or delayed as the RNR timer)
  * @wake_work: wakes the requester connected to this QP, for a receive WR
- *	posted where the QP table cannot be looked up (hard IRQ)
+ *	posted where the QP table cannot be looked up (hard IRQ), or posted
+ *	to this QP's SRQ
+ * @srq_wait: on its SRQ's @waiters list (under the SRQ's lock)
  * @lrefs: the requester's checked gather (or READ scatter) list, max_sge
  *	entries; used only by the owner of the send queue
  * @rrefs: the responder's checked scatter list, max_recv_sge entries;
@@ -617,6 +623,7 @@ struct rsim_qp {
 	int steer_cpu;
 	struct delayed_work work;
 	struct work_struct wake_work;
+	struct list_head srq_wait;
 	struct rsim_mem_ref *lrefs;
 	struct rsim_mem_ref *rrefs;
 	struct rsim_recv_wqe *rwqe;
@@ -839,7 +846,9 @@ void rsim_wq_pop(struct rsim_wq *wq);
 int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq, u32 max_wr,
 		  u32 max_sge, size_t hdr, size_t payload);
 int rsim_wq_post_recv(struct rsim_wq *rq, const struct ib_recv_wr **wr);
-int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe);
+int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe,
+		  struct rsim_qp *waiter);
+void rsim_srq_unwait(struct rsim_qp *qp);
 u64 rsim_dm_dma(struct ib_dm *ibdm);
 void rsim_cq_clean(struct rsim_cq *cq, struct ib_qp *qp);
 void rsim_dm_set_ops(struct ib_device *ibdev);

@@ -47,6 +47,7 @@ static int rsim_create_srq(struct ib_srq *ibsrq,
 	}
 	spin_lock_init(&srq->lock);
 	srq->limit = attr->srq_limit;
+	INIT_LIST_HEAD(&srq->waiters);
 	return 0;
 }
 
@@ -95,67 +96,60 @@ static int rsim_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 }
 
 /*
- * Wake every RC requester that waits (RNR) on a QP of @srq: the QP table
- * is walked one QP at a time, each held while its requester is woken.
- *
- * Context: process or softirq, interrupts on (the QP table's lock).
+ * Context: any; does not sleep. The requesters that wait (RNR) on a QP
+ * of the SRQ are not run here: each one's wake-up goes to the device's
+ * worker (the QP's @wake_work), one queue_work() per waiting QP.
  */
-static void rsim_srq_wake(struct rsim_srq *srq)
-{
-	struct rsim_dev *rsim = to_rsim_dev(srq->ibsrq.device);
-	unsigned long i = 0;
-	struct rsim_qp *qp;
-
-	for (;;) {
-		xa_lock_bh(&rsim->qp_xa);
-		qp = xa_find(&rsim->qp_xa, &i, ULONG_MAX, XA_PRESENT);
-		/* one being destroyed is passed over */
-		if (qp && !refcount_inc_not_zero(&qp->ref))
-			qp = ERR_PTR(-ENOENT);
-		xa_unlock_bh(&rsim->qp_xa);
-		if (!qp)
-			return;
-		if (!IS_ERR(qp)) {
-			if (qp->ibqp.srq == &srq->ibsrq &&
-			    qp->ibqp.qp_type == IB_QPT_RC)
-				rsim_dp_wake_requester(qp);
-			rsim_qp_put(qp);
-		}
-		i++;
-	}
-}
-
-/* Context: any; does not sleep (see rsim_srq_wake() for the waking). */
 static int rsim_post_srq_recv(struct ib_srq *ibsrq,
 			      const struct ib_recv_wr *wr,
 			      const struct ib_recv_wr **bad_wr)
 {
 	struct rsim_srq *srq = to_rsim_srq(ibsrq);
+	struct rsim_dev *rsim = to_rsim_dev(ibsrq->device);
+	struct rsim_qp *qp, *tmp;
 	unsigned long flags;
-	bool posted;
 	u32 count;
 	int err;
 
 	spin_lock_irqsave(&srq->lock, flags);
 	count = srq->rq.count;
 	err = rsim_wq_post_recv(&srq->rq, &wr);
-	posted = srq->rq.count != count;
+	if (srq->rq.count != count) {
+		list_for_each_entry_safe(qp, tmp, &srq->waiters, srq_wait) {
+			list_del_init(&qp->srq_wait);
+			queue_work(rsim->dp_wq, &qp->wake_work);
+		}
+	}
 	spin_unlock_irqrestore(&srq->lock, flags);
 	if (err)
 		*bad_wr = wr;
-	/*
-	 * A requester waiting on an RNR NAK retries on its timer in any
-	 * case; from a context that may walk the QP table it goes on now.
-	 */
-	if (posted && !in_hardirq() && !in_nmi() && !irqs_disabled())
-		rsim_srq_wake(srq);
 	return err;
+}
+
+/**
+ * rsim_srq_unwait() - take a QP off its SRQ's waiters
+ * @qp: a QP of an SRQ, being destroyed: once this returns, no post to
+ *	the SRQ queues its @wake_work
+ *
+ * Context: any; does not sleep.
+ */
+void rsim_srq_unwait(struct rsim_qp *qp)
+{
+	struct rsim_srq *srq = to_rsim_srq(qp->ibqp.srq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	list_del_init(&qp->srq_wait);
+	spin_unlock_irqrestore(&srq->lock, flags);
 }
 
 /**
  * rsim_srq_take() - take the receive WR at the head of an SRQ
  * @srq: the SRQ of the QP a message arrived for
  * @rwqe: where to copy it (room for the device's max_recv_sge SGEs)
+ * @waiter: the RC QP the message arrived for, or NULL (UC, UD): if the
+ *	SRQ is empty, it goes on @srq's waiters, for the next post to wake
+ *	its requester
  *
  * Called under the QP's lock (lock order: QP, then SRQ). An armed limit
  * that the take crosses is disarmed; the caller raises the event with
@@ -164,13 +158,16 @@ static int rsim_post_srq_recv(struct ib_srq *ibsrq,
  * Context: any; does not sleep.
  * Return: -ENOENT if the SRQ is empty; 1 if the limit event is due; 0.
  */
-int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe)
+int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe,
+		  struct rsim_qp *waiter)
 {
 	struct rsim_recv_wqe *wqe;
 	int ret = 0;
 
 	spin_lock(&srq->lock);
 	if (!srq->rq.count) {
+		if (waiter && list_empty(&waiter->srq_wait))
+			list_add_tail(&waiter->srq_wait, &srq->waiters);
 		spin_unlock(&srq->lock);
 		return -ENOENT;
 	}
