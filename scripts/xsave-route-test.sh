@@ -102,4 +102,4 @@ else
 	fail=1
 fi
 [ $fail = 0 ] || die "xsave route test failed (logs: $dir/boot-*.log)"
-stage "xsave route test passed (host XSAVE area: $(grep -m1 -o 'host XSAVE area [0-9]* bytes' "$dir/boot-patched.log"))"
+stage "xsave route test passed ($(grep -m1 -o 'host XSAVE area [0-9]* bytes' "$dir/boot-patched.log"))"
