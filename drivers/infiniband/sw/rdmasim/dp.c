@@ -96,7 +96,9 @@ static DEFINE_PER_CPU(unsigned int, rsim_dp_depth);
  * @ran: a WR was executed in this run
  * @worker: the run is the worker's: its first WR runs whatever its size
  * @rnr_timer: the worker's run as the RNR timer: the head's retry counts
- * @did: counters the run adds to the device's at its end (one lock)
+ * @did: the run's own counters (runs, deferrals, RNR waits and retries,
+ *	DMA-handle moves), added to the device's at its end (one lock); each
+ *	WR's are added as it completes
  */
 struct rsim_budget {
 	s64 bytes;
@@ -192,14 +194,28 @@ static int rsim_dp_worker_cpu(const struct rsim_qp *qp)
 							    WORK_CPU_UNBOUND;
 }
 
-static void rsim_dp_queue_locked(struct rsim_qp *qp, unsigned long delay)
+/*
+ * Queue the QP's worker after @delay (or set its RNR timer anew), unless
+ * a stop is under way; with @keep, a timer already armed runs as it was.
+ */
+static void rsim_dp_arm_locked(struct rsim_qp *qp, unsigned long delay,
+			       bool keep)
 {
 	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	int cpu = rsim_dp_worker_cpu(qp);
 
 	lockdep_assert_held(&qp->lock);
-	if (!qp->stopping)
-		mod_delayed_work_on(rsim_dp_worker_cpu(qp), rsim->dp_wq,
-				    &qp->work, delay);
+	if (qp->stopping)
+		return;
+	if (keep)
+		queue_delayed_work_on(cpu, rsim->dp_wq, &qp->work, delay);
+	else
+		mod_delayed_work_on(cpu, rsim->dp_wq, &qp->work, delay);
+}
+
+static void rsim_dp_queue_locked(struct rsim_qp *qp, unsigned long delay)
+{
+	rsim_dp_arm_locked(qp, delay, false);
 }
 
 /**
@@ -1380,7 +1396,6 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
  */
 static bool rsim_dp_rnr_park(struct rsim_exec *x, struct rsim_budget *b)
 {
-	struct rsim_dev *rsim = x->rsim;
 	struct rsim_qp *qp = x->qp;
 	unsigned long delay, flags;
 	bool first, counts;
@@ -1398,14 +1413,9 @@ static bool rsim_dp_rnr_park(struct rsim_exec *x, struct rsim_budget *b)
 		qp->rnr_tries = 1;
 	} else {
 		delay = usecs_to_jiffies(rsim_rnr_usec[x->rnr_timer]);
-		if (counts) {
-			qp->rnr_tries++;
-			rsim_dp_queue_locked(qp, delay);
-		} else if (!qp->stopping) {
-			/* the timer goes on as it was, or anew if it fired */
-			queue_delayed_work_on(rsim_dp_worker_cpu(qp),
-					      rsim->dp_wq, &qp->work, delay);
-		}
+		qp->rnr_tries += counts;
+		/* uncounted: the timer goes on as it was, or anew if it fired */
+		rsim_dp_arm_locked(qp, delay, !counts);
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (first)
@@ -1660,10 +1670,7 @@ void rsim_dp_wake_requester(struct rsim_qp *qp)
  */
 void rsim_dp_wake_work(struct work_struct *work)
 {
-	struct rsim_qp *qp = container_of(work, struct rsim_qp, wake_work);
-
-	rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
-			 READ_ONCE(qp->attr.dest_qp_num), qp->ibqp.qp_num);
+	rsim_dp_wake_requester(container_of(work, struct rsim_qp, wake_work));
 }
 
 /**
