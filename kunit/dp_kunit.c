@@ -1306,6 +1306,7 @@ static void rsim_dp_test_cq_overflow(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_post_send(a, &wr[0].wr, NULL), 0);
 	/* the worker may have run them: give it time */
 	msleep(50);
+	rsim_kunit_events_flush(f->rsim);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ev->comp), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ev->cq_err), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ev->qp_fatal), 1);
@@ -1403,6 +1404,8 @@ static void rsim_dp_test_responder_events(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 1), 1);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_REM_ACCESS_ERR);
 	KUNIT_EXPECT_EQ(test, to_rsim_qp(b)->state, IB_QPS_ERR);
+	/* the responder's event is the dispatcher's */
+	rsim_kunit_events_flush(f->rsim);
 	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_access), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_fatal), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_other), 0);
@@ -1420,6 +1423,7 @@ static void rsim_dp_test_responder_events(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_LOC_LEN_ERR);
 	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_REM_INV_REQ_ERR);
+	rsim_kunit_events_flush(f->rsim);
 	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_access), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&eb->qp_other), 0);
 }

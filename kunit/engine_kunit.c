@@ -6,10 +6,14 @@
  * fix: an owner that gives the queue up while it still holds the QP's
  * scratch lists, completions that outlive their QP, a stranger's QP
  * that wakes (and spends the RNR retries of) a requester it is not the
- * responder of, and post_srq_recv running other QPs' queues.
+ * responder of, post_srq_recv running other QPs' queues, and handlers of
+ * other objects (or nested ones) running inside a caller's verb.
  */
 
 #include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/prandom.h>
+#include <linux/sched/task.h>
 
 #include "dp_helpers.h"
 
@@ -256,11 +260,603 @@ static void rsim_engine_test_srq_post_runs_nothing(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
 }
 
+/* what a handler saw of where it ran */
+struct engine_handler {
+	struct task_struct *poster;	/* the task inside a verb, or NULL */
+	struct ib_qp *qp;		/* where a handler posts, or NULL */
+	atomic_t calls;
+	atomic_t in_verb;		/* calls made inside the verb */
+	atomic_t nested;		/* calls made inside another one */
+	int posts;			/* posts a handler still makes */
+	struct completion done;
+};
+
+static DEFINE_PER_CPU(int, engine_handler_depth);
+
+static void engine_handler_enter(struct engine_handler *h)
+{
+	atomic_inc(&h->calls);
+	if (READ_ONCE(h->poster) == current)
+		atomic_inc(&h->in_verb);
+	if (this_cpu_inc_return(engine_handler_depth) > 1)
+		atomic_inc(&h->nested);
+}
+
+static void engine_handler_exit(struct engine_handler *h)
+{
+	this_cpu_dec(engine_handler_depth);
+	complete(&h->done);
+}
+
+/* wait (at most DP_WAIT_MS) for a call of @h */
+static bool engine_handler_ran(struct engine_handler *h)
+{
+	unsigned long t = msecs_to_jiffies(DP_WAIT_MS);
+
+	return wait_for_completion_timeout(&h->done, t) > 0;
+}
+
+static void engine_comp(struct ib_cq *cq, void *ctx)
+{
+	struct engine_handler *h = ctx;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+
+	engine_handler_enter(h);
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	/* a ULP's handler that posts again: to a QP in the error state */
+	if (h->qp && h->posts > 0) {
+		h->posts--;
+		dp_post(h->qp, &wr, 0, 0, 0);
+	}
+	engine_handler_exit(h);
+}
+
+static void engine_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct engine_handler *h = ctx;
+
+	if (ev->event != IB_EVENT_QP_ACCESS_ERR)
+		return;
+	engine_handler_enter(h);
+	engine_handler_exit(h);
+}
+
+static void engine_cq_destroy(void *cq)
+{
+	ib_destroy_cq(cq);
+}
+
+/* a CQ of 64 entries whose handler is engine_comp(), armed */
+static struct ib_cq *engine_cq(struct kunit *test, struct dp_fixture *f,
+			       struct engine_handler *h)
+{
+	struct ib_cq_init_attr ca = { .cqe = 64 };
+	struct ib_cq *cq;
+
+	init_completion(&h->done);
+	cq = ib_create_cq(&f->rsim->ibdev, engine_comp, NULL, h, &ca);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							engine_cq_destroy, cq),
+			0);
+	KUNIT_ASSERT_GE(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP), 0);
+	return cq;
+}
+
+/* a QP on @scq and @rcq, destroyed when the test ends */
+static struct ib_qp *engine_qp(struct kunit *test, struct dp_fixture *f,
+			       struct ib_cq *scq, struct ib_cq *rcq,
+			       struct engine_handler *h)
+{
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.cap = { .max_send_wr = 32, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.port_num = 1,
+		.event_handler = h ? engine_qp_event : NULL,
+		.qp_context = h,
+	};
+	struct ib_qp *qp = ib_create_qp(f->pd, &qa);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dp_qp_destroy,
+							qp), 0);
+	return qp;
+}
+
+/*
+ * Defect 6: a post ran the responder's completion handler and raised the
+ * responder's affiliated error inside the poster's call: a kernel ULP's
+ * handlers inside an unprivileged process's system call. A SEND lands on
+ * a responder whose receive CQ has a handler, then a WRITE with a bad
+ * rkey puts the responder in the error state: neither handler may run
+ * inside the requester's post, and both run (on the device's context).
+ */
+static void rsim_engine_test_others_handlers_elsewhere(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct engine_handler *cqh = kunit_kzalloc(test, sizeof(*cqh),
+						   GFP_KERNEL);
+	struct engine_handler *qph = kunit_kzalloc(test, sizeof(*qph),
+						   GFP_KERNEL);
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_rdma_wr bad = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.wr.wr_id = 2,
+		.remote_addr = 0x1000,
+		.rkey = 0x1234500,	/* no such MR */
+	};
+	struct ib_cq *rcq;
+	struct ib_qp *a, *r;
+	struct ib_wc wc[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, cqh);
+	KUNIT_ASSERT_NOT_NULL(test, qph);
+	init_completion(&qph->done);
+	rcq = engine_cq(test, f, cqh);
+	a = dp_qp(test, f, IB_QPT_RC, f->pd);
+	r = engine_qp(test, f, f->cq, rcq, qph);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, a, r->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, r, a->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_post_recv(r, 1, f->dst.dma, 64,
+					   f->pd->local_dma_lkey), 0);
+
+	WRITE_ONCE(cqh->poster, current);
+	KUNIT_ASSERT_EQ(test, dp_post(a, &wr, f->src.dma, 64,
+				      f->pd->local_dma_lkey), 0);
+	WRITE_ONCE(cqh->poster, NULL);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, engine_handler_ran(cqh));
+	KUNIT_EXPECT_EQ(test, atomic_read(&cqh->calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cqh->in_verb), 0);
+
+	WRITE_ONCE(qph->poster, current);
+	KUNIT_ASSERT_EQ(test, dp_post(a, &bad.wr, f->src.dma, 64,
+				      f->pd->local_dma_lkey), 0);
+	WRITE_ONCE(qph->poster, NULL);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_TRUE(test, engine_handler_ran(qph));
+	KUNIT_EXPECT_EQ(test, atomic_read(&qph->calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&qph->in_verb), 0);
+}
+
+/*
+ * Defect 6: the flush of a post to a QP in the error state ran the
+ * handler without the engine's depth marker, so a handler that re-arms
+ * and posts again was entered again below itself, once per post (an
+ * unbounded recursion on the kernel stack). Here twenty posts chain
+ * through the handler: all complete, and no handler call is nested in
+ * another.
+ */
+static void rsim_engine_test_handler_depth_bounded(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct engine_handler *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_ERR };
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	struct ib_cq *cq;
+	struct ib_qp *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	cq = engine_cq(test, f, h);
+	q = engine_qp(test, f, cq, cq, NULL);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q, &qa, IB_QP_STATE), -EINVAL);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, q, q->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q, &qa, IB_QP_STATE), 0);
+	h->qp = q;
+	h->posts = 20;
+	KUNIT_ASSERT_EQ(test, dp_post(q, &wr, 0, 0, 0), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, engine_cq_holds(cq, 21),
+			      "21 flushed WRs never arrived (%u)",
+			      READ_ONCE(to_rsim_cq(cq)->count));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(h->posts), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->nested), 0);
+}
+
+/* ---- many posters ---- */
+
+/* posting threads: three on the self-connected QP, two on the pair */
+#define MP_SELF		3
+#define MP_THREADS	5
+#define MP_REGION	(4 * PAGE_SIZE)	/* each thread's part of a buffer */
+#define MP_SEND_LEN	1000
+#define MP_SLOTS	4		/* receive buffers per thread */
+#define MP_SEND_FILL	0xa5
+#define MP_RUN_MS	4000
+/* wr_id: thread, what, sequence number */
+#define MP_ID(t, k, seq)	((u64)(t) << 48 | (u64)(k) << 40 | (seq))
+#define MP_TID(id)		((u32)((id) >> 48))
+#define MP_KIND(id)		((u32)((id) >> 40) & 0xff)
+#define MP_SEQ(id)		((id) & GENMASK_ULL(39, 0))
+#define MP_RECV		1
+#define MP_OP		2
+#define MP_CHURN	0xff
+
+/**
+ * struct mp - the shared state of the many-posters case
+ * @f: the fixture (its QPs are not used)
+ * @cq: every QP's send and receive CQ
+ * @self: the self-connected QP (its RESET cycles change @gen)
+ * @p1: the pair's requester
+ * @p2: the pair's responder
+ * @src: the requesters' data (each thread's region)
+ * @dst: the responders' data, behind @dmr
+ * @rcv: receive buffers, MP_SLOTS per thread
+ * @scratch: READ destinations
+ * @dmr: FRWR MR over @dst, remote read and write
+ * @gen: bumped before each RESET of @self
+ * @stop: the threads stop
+ * @wq: where threads wait for their completions
+ * @done: per thread, the last sequence number completed, and its status
+ * @status: per thread, that completion's status
+ * @ok: operations whose data checked out
+ * @bad_data: data that did not
+ * @bad_status: completions with a status other than success or a flush
+ * @cycles: RESETs of @self
+ * @churns: QP pairs created, used and destroyed
+ */
+struct mp {
+	struct dp_fixture *f;
+	struct ib_cq *cq;
+	struct ib_qp *self, *p1, *p2;
+	struct dp_buf src, dst, rcv, scratch;
+	struct ib_mr *dmr;
+	atomic_t gen;
+	bool stop;
+	wait_queue_head_t wq;
+	u64 done[MP_THREADS];
+	int status[MP_THREADS];
+	atomic_t ok, bad_data, bad_status, cycles, churns;
+};
+
+struct mp_thread {
+	struct mp *mp;
+	u32 id;
+	u64 seq;
+	struct rnd_state rnd;
+};
+
+static bool mp_all(const u8 *p, size_t len, u8 v)
+{
+	return !memchr_inv(p, v, len);
+}
+
+/* the poller: completions to their threads, receives checked here */
+static int mp_poll_fn(void *arg)
+{
+	struct mp *mp = arg;
+	struct ib_wc wc[16];
+	int i, n;
+
+	while (!kthread_should_stop()) {
+		n = ib_poll_cq(mp->cq, ARRAY_SIZE(wc), wc);
+		for (i = 0; i < n; i++) {
+			u64 id = wc[i].wr_id;
+			u32 t = MP_TID(id);
+
+			if (wc[i].status != IB_WC_SUCCESS &&
+			    wc[i].status != IB_WC_WR_FLUSH_ERR)
+				atomic_inc(&mp->bad_status);
+			if (MP_KIND(id) == MP_CHURN || t >= MP_THREADS)
+				continue;
+			if (MP_KIND(id) == MP_RECV) {
+				size_t off = (t * MP_SLOTS + MP_SEQ(id) %
+					      MP_SLOTS) * PAGE_SIZE;
+
+				if (wc[i].status != IB_WC_SUCCESS)
+					continue;
+				ib_dma_sync_single_for_cpu(mp->rcv.dev,
+							   mp->rcv.dma + off,
+							   PAGE_SIZE,
+							   DMA_BIDIRECTIONAL);
+				if (wc[i].byte_len != MP_SEND_LEN ||
+				    !mp_all(mp->rcv.va + off, MP_SEND_LEN,
+					    MP_SEND_FILL))
+					atomic_inc(&mp->bad_data);
+				else
+					atomic_inc(&mp->ok);
+				continue;
+			}
+			WRITE_ONCE(mp->status[t], wc[i].status);
+			/* the status is seen by whoever sees the number */
+			smp_store_release(&mp->done[t], MP_SEQ(id));
+		}
+		if (n)
+			wake_up_all(&mp->wq);
+		else
+			usleep_range(50, 100);
+	}
+	return 0;
+}
+
+/* wait for the thread's WR @seq; false if it was lost (RESET) or failed */
+static bool mp_done(struct mp_thread *t)
+{
+	/* pairs with the poller's release: the status is read after */
+	return smp_load_acquire(&t->mp->done[t->id]) == t->seq;
+}
+
+static bool mp_wait(struct mp_thread *t, int gen)
+{
+	struct mp *mp = t->mp;
+
+	wait_event_timeout(mp->wq,
+			   mp_done(t) || atomic_read(&mp->gen) != gen ||
+			   READ_ONCE(mp->stop),
+			   msecs_to_jiffies(DP_WAIT_MS));
+	return mp_done(t) && READ_ONCE(mp->status[t->id]) == IB_WC_SUCCESS;
+}
+
+/* one SEND, WRITE or READ of thread @t to @qp (whose responder is @resp) */
+static void mp_op(struct mp_thread *t, struct ib_qp *qp, struct ib_qp *resp)
+{
+	struct mp *mp = t->mp;
+	struct ib_device *dev = mp->src.dev;
+	size_t off = t->id * MP_REGION;
+	u32 lkey = mp->f->pd->local_dma_lkey;
+	struct ib_rdma_wr wr = { .wr.send_flags = IB_SEND_SIGNALED };
+	u32 len = (prandom_u32_state(&t->rnd) % MP_REGION) + 1;
+	u8 fill = 0x80 | (t->seq & 0x7f);
+	int gen = atomic_read(&mp->gen);
+	u32 op = prandom_u32_state(&t->rnd) % 3;
+	u64 at;
+
+	t->seq++;
+	wr.wr.wr_id = MP_ID(t->id, MP_OP, t->seq);
+	if (op == 0) {
+		u32 slot = t->seq % MP_SLOTS;
+
+		at = mp->rcv.dma + (t->id * MP_SLOTS + slot) * PAGE_SIZE;
+		if (dp_post_recv(resp, MP_ID(t->id, MP_RECV, slot), at,
+				 PAGE_SIZE, lkey))
+			return;
+		wr.wr.opcode = IB_WR_SEND;
+		if (dp_post(qp, &wr.wr, mp->src.dma + MP_THREADS * MP_REGION,
+			    MP_SEND_LEN, lkey))
+			return;
+		mp_wait(t, gen);
+		return;
+	}
+	/* WRITE this thread's region of @dst, then READ it back */
+	dp_fill(mp->src.va + off, MP_REGION, fill);
+	ib_dma_sync_single_for_device(dev, mp->src.dma + off, MP_REGION,
+				      DMA_BIDIRECTIONAL);
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.remote_addr = mp->dmr->iova + off;
+	wr.rkey = mp->dmr->rkey;
+	if (dp_post(qp, &wr.wr, mp->src.dma + off, len, lkey) ||
+	    !mp_wait(t, gen))
+		return;
+	ib_dma_sync_single_for_cpu(dev, mp->dst.dma + off, len,
+				   DMA_BIDIRECTIONAL);
+	if (!mp_all(mp->dst.va + off, len, fill)) {
+		atomic_inc(&mp->bad_data);
+		return;
+	}
+	atomic_inc(&mp->ok);
+	if (op == 1)
+		return;
+	memset(mp->scratch.va + off, 0, len);
+	ib_dma_sync_single_for_device(dev, mp->scratch.dma + off, len,
+				      DMA_BIDIRECTIONAL);
+	t->seq++;
+	wr.wr.wr_id = MP_ID(t->id, MP_OP, t->seq);
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	if (dp_post(qp, &wr.wr, mp->scratch.dma + off, len, lkey) ||
+	    !mp_wait(t, gen))
+		return;
+	ib_dma_sync_single_for_cpu(dev, mp->scratch.dma + off, len,
+				   DMA_BIDIRECTIONAL);
+	if (mp_all(mp->scratch.va + off, len, fill))
+		atomic_inc(&mp->ok);
+	else
+		atomic_inc(&mp->bad_data);
+}
+
+static int mp_post_fn(void *arg)
+{
+	struct mp_thread *t = arg;
+	struct mp *mp = t->mp;
+	bool self = t->id < MP_SELF;
+
+	while (!kthread_should_stop()) {
+		if (READ_ONCE(mp->stop)) {
+			usleep_range(1000, 2000);
+			continue;
+		}
+		mp_op(t, self ? mp->self : mp->p1, self ? mp->self : mp->p2);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* RESET -> RTS of the self-connected QP, under its posters' feet */
+static int mp_cycle_fn(void *arg)
+{
+	struct mp *mp = arg;
+	struct ib_qp_attr qa = { .qp_state = IB_QPS_RESET };
+
+	while (!kthread_should_stop()) {
+		msleep(20);
+		if (READ_ONCE(mp->stop))
+			continue;
+		atomic_inc(&mp->gen);
+		wake_up_all(&mp->wq);
+		if (ib_modify_qp(mp->self, &qa, IB_QP_STATE) ||
+		    dp_connect(mp->f, mp->self, mp->self->qp_num, DP_ACCESS,
+			       7)) {
+			atomic_inc(&mp->bad_status);
+			break;
+		}
+		atomic_inc(&mp->cycles);
+	}
+	return 0;
+}
+
+/* a pair created, sent on, and destroyed with its WRs in flight */
+static int mp_churn_fn(void *arg)
+{
+	struct mp *mp = arg;
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = mp->cq,
+		.recv_cq = mp->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.port_num = 1,
+	};
+	u32 lkey = mp->f->pd->local_dma_lkey;
+	u64 at = mp->scratch.dma + MP_THREADS * MP_REGION;
+
+	while (!kthread_should_stop()) {
+		struct ib_rdma_wr wr = {
+			.wr.opcode = IB_WR_RDMA_WRITE,
+			.wr.wr_id = MP_ID(0, MP_CHURN, 0),
+			.wr.send_flags = IB_SEND_SIGNALED,
+			.remote_addr = mp->dmr->iova,
+			.rkey = mp->dmr->rkey,
+		};
+		struct ib_qp *a, *b;
+		int i;
+
+		if (READ_ONCE(mp->stop)) {
+			usleep_range(1000, 2000);
+			continue;
+		}
+		a = ib_create_qp(mp->f->pd, &qa);
+		if (IS_ERR(a))
+			break;
+		b = ib_create_qp(mp->f->pd, &qa);
+		if (IS_ERR(b)) {
+			ib_destroy_qp(a);
+			break;
+		}
+		/* WRITEs of zero length: the threads' data stays theirs */
+		if (!dp_connect(mp->f, a, b->qp_num, DP_ACCESS, 7) &&
+		    !dp_connect(mp->f, b, a->qp_num, DP_ACCESS, 7)) {
+			for (i = 0; i < 4; i++) {
+				dp_post_recv(b, MP_ID(0, MP_CHURN, 0), at,
+					     PAGE_SIZE, lkey);
+				dp_post(a, &wr.wr, at, 0, lkey);
+				wr.wr.opcode = IB_WR_SEND;
+			}
+		}
+		ib_destroy_qp(b);
+		ib_destroy_qp(a);
+		atomic_inc(&mp->churns);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void mp_stop(void *arg)
+{
+	kthread_stop(arg);
+	put_task_struct(arg);
+}
+
+static struct task_struct *mp_start(struct kunit *test, int (*fn)(void *),
+				    void *arg, const char *name)
+{
+	struct task_struct *t = kthread_run(fn, arg, "%s", name);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	get_task_struct(t);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mp_stop, t), 0);
+	return t;
+}
+
+/*
+ * The multi-poster stress: three threads post SENDs, WRITEs and READs
+ * (random lengths up to 16 KiB, every byte checked) to one
+ * self-connected RC QP, two more to a connected pair, while a thread
+ * takes the self-connected QP RESET -> RTS every 20 ms and another
+ * creates QP pairs, posts to them and destroys them with their WRs in
+ * flight; one poller takes every completion. Defects 1, 3, 7 and 8 show
+ * here as wrong data, a completion for a QP's earlier life, a hang, a
+ * WARN or a KASAN or kmemleak report.
+ */
+static void rsim_engine_test_many_posters(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct mp *mp = kunit_kzalloc(test, sizeof(*mp), GFP_KERNEL);
+	struct mp_thread *th = kunit_kcalloc(test, MP_THREADS, sizeof(*th),
+					     GFP_KERNEL);
+	struct ib_wc wc;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, mp);
+	KUNIT_ASSERT_NOT_NULL(test, th);
+	mp->f = f;
+	init_waitqueue_head(&mp->wq);
+	mp->cq = rsim_kunit_cq(test, f->rsim, 1024);
+	/* and after the threads' regions, the SENDs' payload */
+	dp_buf_init(test, f, &mp->src, (MP_THREADS + 1) * MP_REGION, 0);
+	dp_buf_init(test, f, &mp->dst, MP_THREADS * MP_REGION, 0);
+	dp_buf_init(test, f, &mp->scratch, (MP_THREADS + 1) * MP_REGION, 0);
+	dp_buf_init(test, f, &mp->rcv, MP_THREADS * MP_SLOTS * PAGE_SIZE, 0);
+	memset(mp->src.va + MP_THREADS * MP_REGION, MP_SEND_FILL, MP_SEND_LEN);
+	ib_dma_sync_single_for_device(mp->src.dev, mp->src.dma, mp->src.len,
+				      DMA_BIDIRECTIONAL);
+	mp->dmr = rsim_kunit_mr(test, f->pd, IB_MR_TYPE_MEM_REG,
+				MP_THREADS * MP_REGION / PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->a, mp->dmr, &mp->dst, 0,
+				     MP_THREADS * MP_REGION,
+				     IB_ACCESS_LOCAL_WRITE |
+				     IB_ACCESS_REMOTE_READ |
+				     IB_ACCESS_REMOTE_WRITE, true), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+
+	f->cq = mp->cq;		/* dp_qp() puts the QPs on it */
+	mp->self = dp_qp(test, f, IB_QPT_RC, f->pd);
+	mp->p1 = dp_qp(test, f, IB_QPT_RC, f->pd);
+	mp->p2 = dp_qp(test, f, IB_QPT_RC, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, mp->self, mp->self->qp_num,
+					 DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, mp->p1, mp->p2->qp_num,
+					 DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, mp->p2, mp->p1->qp_num,
+					 DP_ACCESS, 7), 0);
+	mp_start(test, mp_poll_fn, mp, "mp_poll");
+	for (i = 0; i < MP_THREADS; i++) {
+		th[i].mp = mp;
+		th[i].id = i;
+		prandom_seed_state(&th[i].rnd, 20 + i);
+		mp_start(test, mp_post_fn, &th[i], "mp_post");
+	}
+	mp_start(test, mp_cycle_fn, mp, "mp_cycle");
+	mp_start(test, mp_churn_fn, mp, "mp_churn");
+	msleep(MP_RUN_MS);
+	WRITE_ONCE(mp->stop, true);
+	wake_up_all(&mp->wq);
+	/* the KUnit actions stop the threads before the QPs go */
+	kunit_info(test, "%d checked, %d RESET cycles, %d pairs churned",
+		   atomic_read(&mp->ok), atomic_read(&mp->cycles),
+		   atomic_read(&mp->churns));
+	KUNIT_EXPECT_EQ(test, atomic_read(&mp->bad_data), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&mp->bad_status), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&mp->ok), 100);
+	KUNIT_EXPECT_GT(test, atomic_read(&mp->cycles), 10);
+	KUNIT_EXPECT_GT(test, atomic_read(&mp->churns), 10);
+}
+
 static struct kunit_case rsim_engine_test_cases[] = {
 	KUNIT_CASE(rsim_engine_test_give_up_holds_nothing),
 	KUNIT_CASE(rsim_engine_test_destroy_cleans_cq),
 	KUNIT_CASE(rsim_engine_test_stranger_cannot_wake),
 	KUNIT_CASE(rsim_engine_test_srq_post_runs_nothing),
+	KUNIT_CASE(rsim_engine_test_others_handlers_elsewhere),
+	KUNIT_CASE(rsim_engine_test_handler_depth_bounded),
+	KUNIT_CASE_SLOW(rsim_engine_test_many_posters),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

@@ -42,6 +42,15 @@ struct ib_cq *rsim_kunit_cq(struct kunit *test, struct rsim_dev *rsim,
 			    int cqe);
 struct ib_mr *rsim_kunit_mr(struct kunit *test, struct ib_pd *pd,
 			    enum ib_mr_type type, u32 max_num_sg);
+/*
+ * Wait until the device's dispatcher has run the handlers queued so far
+ * (event.c: handlers of objects other than a verb's own QP and CQs).
+ */
+static inline void rsim_kunit_events_flush(struct rsim_dev *rsim)
+{
+	flush_work(&rsim->ev_work);
+}
+
 int rsim_kunit_cq_wait(struct ib_cq *cq, struct ib_wc *wc, int n,
 		       unsigned int ms);
 int rsim_kunit_ud_to_rts(struct ib_qp *qp, u32 qkey, u16 pkey_index);

@@ -161,6 +161,8 @@ static void rsim_srq_test_shared_receive(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, dp_post(a, &send, f->src.dma, 16, lkey),
 				0);
 		KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 4), 2);
+		/* the SRQ's event is the dispatcher's */
+		rsim_kunit_events_flush(f->rsim);
 		KUNIT_EXPECT_EQ(test, atomic_read(&ev->limit), i);
 	}
 	KUNIT_ASSERT_EQ(test, ib_query_srq(srq, &attr), 0);
@@ -168,6 +170,7 @@ static void rsim_srq_test_shared_receive(struct kunit *test)
 	/* disarmed: the last WR goes without another event */
 	KUNIT_ASSERT_EQ(test, dp_post(a, &send, f->src.dma, 16, lkey), 0);
 	KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 4), 2);
+	rsim_kunit_events_flush(f->rsim);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ev->limit), 1);
 
 	/* empty: the SEND waits (rnr_retry 7) until the SRQ gets a WR */
@@ -178,6 +181,7 @@ static void rsim_srq_test_shared_receive(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	rsim_kunit_events_flush(f->rsim);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ev->limit), 1);
 
 	/* the error state: LAST_WQE_REACHED, once */

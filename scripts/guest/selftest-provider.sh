@@ -14,7 +14,9 @@
 # ibv_srq_pingpong (an RC QP on an SRQ) each run between two processes
 # on rdmasim0 with their data checked, and
 # tools/provider's rsim_verbs_test (DMA handles and bad input through
-# libibverbs) with its errnos checked and nothing left behind.
+# libibverbs) with its errnos checked and nothing left behind, and
+# tools/provider's rsim_hold holding a context while del_device removes
+# its device (removal within a second, EIO, close).
 # Uses check(), capture(), has_line() and say() from guest/init-uml.sh, $IB,
 # $DBG and RSIM_MODDIR from guest/selftest.sh, and kv(), lines(),
 # res_snapshot(), restrack_unchanged(), counts_unchanged() and
@@ -244,6 +246,68 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	check "provider_verbs_restrack_unchanged" restrack_unchanged /run/verbs
 	check "provider_verbs_counts_unchanged" counts_unchanged /run/verbs \
 		pd mr cq qp ah dmah srq dm
+
+	# A process holding a context (PD, CQ, a QP in RTS, an MR, device
+	# memory mapped and registered) on a device that is removed: the
+	# removal returns within a second without waiting for the process
+	# (rdmasim's disassociate_ucontext), the process's next verb fails
+	# with EIO and its close() frees the rest. Here with del_device;
+	# guest/selftest.sh does it again with rmmod.
+	# holder_start ibdev file: tools/provider's rsim_hold, until it holds
+	holder_start() {
+		: >"$2"
+		rm -f "$2.go"
+		env RDMAV_DRIVERS="$PROVIDER" \
+			"$RSIM_MODDIR/tools/provider/rsim_hold" -d "$1" \
+			"$2.go" >>"$2" 2>&1 &
+		holder=$!
+		wait_for "rsim_hold to hold $1" 120 holder_ready "$2"
+		has_line "$2" "ready"
+	}
+	holder_ready() {
+		has_line "$1" "ready" || has_line "$1" "result*"
+	}
+	# holder_alive: $holder runs (a zombie does not)
+	holder_alive() {
+		local s
+		{ read -r s </proc/"$holder"/stat; } 2>/dev/null || return 1
+		s=${s##*) }
+		[ "${s%% *}" != Z ]
+	}
+	# removal_quick file limit_ms cmd...: cmd succeeds within limit_ms
+	# (without disassociate_ucontext it waits until the process closes,
+	# which rsim_hold does only after it returns: for ever)
+	removal_quick() {
+		local f="$1" limit="$2" t0 t1 ms rc=0
+		shift 2
+		t0=$(date +%s%N)
+		"$@" || rc=$?
+		t1=$(date +%s%N)
+		ms=$(((t1 - t0) / 1000000))
+		echo "removal '$*' rc $rc in $ms ms" >>"$f"
+		say "RSIM-PROVIDER hold: '$*' returned $rc in $ms ms"
+		[ $rc = 0 ] && [ $ms -lt "$limit" ]
+	}
+	# holder_ended file: told to go on, rsim_hold saw EIO and closed
+	holder_ended() {
+		local rc=0 l
+		touch "$1.go"
+		if ! wait_for "rsim_hold to finish" 60 refused holder_alive; then
+			kill "$holder"
+			wait "$holder"
+			return 1
+		fi
+		wait "$holder" || rc=$?
+		echo "exit $rc" >>"$1"
+		while IFS= read -r l; do say "RSIM-PROVIDER hold: $l"; done <"$1"
+		lines "$1" "alloc_pd EIO" "close 0" "result PASS" "exit 0"
+	}
+	check "new_device_9_for_holder" ctl new_device 9
+	check "holder_holds_rdmasim9" holder_start rdmasim9 /run/hold9
+	check "del_device_9_under_holder_within_1s" removal_quick /run/hold9 \
+		1000 ctl del_device 9
+	check "holder_eio_after_del_device" holder_ended /run/hold9
+	check "del_device_9_is_gone" refused test -d "$IB/rdmasim9"
 else
 	say "RSIM-PROVIDER skipped: no RSIM_RDMA_CORE_ENV (no rdma-core build)"
 fi

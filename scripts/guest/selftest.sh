@@ -264,7 +264,18 @@ check "pool_client_returned_everything" has_line /run/dmesg \
 # the unload with a umad reader blocked in read() on rdmasim0: it gets an
 # error (guest/selftest-umad.sh's helpers)
 check "umad_reader_blocks_on_rdmasim0" umad_reader_start rdmasim0 /run/blk0
-check "rmmod_rdmasim_after_client" rmmod rdmasim
+# and with a process holding a context on rdmasim0 (guest/
+# selftest-provider.sh's rsim_hold): rmmod does not wait for it. 3 s, not
+# del_device's 1: the whole module goes (the MAD agents, the umad reader
+# above), 0.7 s on an idle host's debug kernel
+if [ -n "${holder:-}" ]; then
+	check "holder_holds_rdmasim0" holder_start rdmasim0 /run/hold0
+	check "rmmod_rdmasim_after_client" removal_quick /run/hold0 3000 \
+		rmmod rdmasim
+	check "holder_eio_after_rmmod" holder_ended /run/hold0
+else
+	check "rmmod_rdmasim_after_client" rmmod rdmasim
+fi
 check "umad_reader_error_on_rmmod" umad_reader_ended /run/blk0
 rdmasim_gone() {
 	local d

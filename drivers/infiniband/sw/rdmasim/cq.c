@@ -41,6 +41,7 @@ static int rsim_create_cq(struct ib_cq *ibcq,
 		return -ENOMEM;
 	}
 	spin_lock_init(&cq->lock);
+	rsim_ev_obj_init(&cq->ev, RSIM_EV_CQ);
 	cq->size = attr->cqe;
 	ibcq->cqe = attr->cqe;
 	return 0;
@@ -48,10 +49,13 @@ static int rsim_create_cq(struct ib_cq *ibcq,
 
 static int rsim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
+	struct rsim_dev *rsim = to_rsim_dev(ibcq->device);
 	struct rsim_cq *cq = to_rsim_cq(ibcq);
 
+	/* the core refuses while a QP uses it: nobody queues its handlers */
+	rsim_ev_forget(rsim, &cq->ev);
 	kvfree(cq->queue);
-	rsim_res_put(to_rsim_dev(ibcq->device), RSIM_RES_CQ);
+	rsim_res_put(rsim, RSIM_RES_CQ);
 	return 0;
 }
 
@@ -83,7 +87,8 @@ static void rsim_notify_cq(struct rsim_notify *n, struct rsim_cq *cq,
  *
  * Handlers do not run here: callers may hold their QP's lock (lock order:
  * QP lock, then CQ lock), and a completion handler may post to that QP.
- * rsim_notify_run() delivers what @n collected once no lock is held. A
+ * rsim_notify_run() delivers what @n collected once no lock is held (at
+ * once, or through the device's dispatcher: event.c). A
  * completion that finds the ring full puts the CQ in the error state: it
  * is lost, as is every later one, and IB_EVENT_CQ_ERR is raised once; a
  * handler an earlier completion armed still runs.
@@ -161,37 +166,19 @@ static void rsim_cq_event(struct rsim_cq *cq)
 }
 
 /**
- * rsim_notify_run() - deliver what completions asked for
- * @n: collected by rsim_cq_push() and rsim_qp_push()
+ * rsim_cq_deliver() - run what completions asked of a CQ
+ * @cq: the CQ
+ * @flags: RSIM_NOTIFY_COMP: its completion handler; RSIM_NOTIFY_ERR:
+ *	IB_EVENT_CQ_ERR
  *
- * Completion handlers first, then CQ error events, then the QPs that lost
- * a completion enter the error state with IB_EVENT_QP_FATAL. The caller
- * holds a reference on every QP in @n.
- *
- * Context: any; no rdmasim lock held.
+ * Context: BH off (event.c decides where); no rdmasim lock held.
  */
-void rsim_notify_run(struct rsim_notify *n)
+void rsim_cq_deliver(struct rsim_cq *cq, u32 flags)
 {
-	unsigned int i;
-
-	for (i = 0; i < n->ncq; i++) {
-		struct rsim_cq *cq = n->cq[i].cq;
-
-		if ((n->cq[i].flags & RSIM_NOTIFY_COMP) && cq->ibcq.comp_handler)
-			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-		if (n->cq[i].flags & RSIM_NOTIFY_ERR)
-			rsim_cq_event(cq);
-	}
-	n->ncq = 0;
-	for (i = 0; i < n->nfatal; i++)
-		rsim_qp_fatal(n->fatal[i]);
-	n->nfatal = 0;
-	if (n->resp)
-		rsim_qp_event(n->resp, n->resp_event);
-	n->resp = NULL;
-	for (i = 0; i < n->nlast; i++)
-		rsim_qp_event(n->last_wqe[i], IB_EVENT_QP_LAST_WQE_REACHED);
-	n->nlast = 0;
+	if ((flags & RSIM_NOTIFY_COMP) && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	if (flags & RSIM_NOTIFY_ERR)
+		rsim_cq_event(cq);
 }
 
 /* Context: any; does not sleep. */

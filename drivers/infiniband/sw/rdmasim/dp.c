@@ -38,7 +38,14 @@
  *   modify_qp calls are serialized (@modify_mutex), so none overtakes it.
  * - Wake-ups: a requester parked on an RNR NAK is woken early only by its
  *   own responder (the QP its dest_qp_num names, whose own dest_qp_num
- *   names it back); only the RNR timer's expiries count as retries.
+ *   names it back), and its retry runs on its worker: a verb runs no
+ *   other QP's queue. Only the RNR timer's expiries count as retries.
+ * - Handlers (event.c): a poster's run calls the handlers of its own QP
+ *   and CQs once it holds no lock; the responder's (its receive CQ, its
+ *   affiliated errors, its SRQ's limit) go to the device's dispatcher.
+ *   A run on the worker is the device's context and calls them all.
+ *   Handlers run marked as inside the engine: what they post goes to
+ *   the worker, and what that post calls for, to the dispatcher.
  *
  * Lifetimes: a step holds a reference on the responder QP and on each MR
  * it touches; destroying an idle QP or MR waits for nothing else. Each
@@ -80,14 +87,6 @@
 
 /* rnr_retry 7: retry for ever */
 #define RSIM_RNR_INFINITE	7
-
-/*
- * Engine runs and completion handlers it calls on this CPU: a post from
- * inside one goes to the worker, so that handlers that post never
- * recurse. Read with BH off (an engine section) or where no engine
- * section can be interrupted on this CPU (hard IRQ is excluded anyway).
- */
-static DEFINE_PER_CPU(unsigned int, rsim_dp_depth);
 
 /**
  * struct rsim_budget - what one run may still execute, and what it did
@@ -245,18 +244,15 @@ bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
 }
 
 /*
- * Deliver completions and events with this CPU marked as inside the
- * engine: a handler that posts hands its WRs to the worker.
+ * Deliver completions and events (event.c): a run on the worker is the
+ * device's own context and runs every handler; a poster's runs only its
+ * own QP's and CQs' handlers, and queues the others' (the responder's)
+ * for the dispatcher.
  */
-static void rsim_dp_notify(struct rsim_notify *n)
+static void rsim_dp_notify(struct rsim_notify *n, const struct rsim_budget *b,
+			   const struct rsim_qp *qp)
 {
-	if (!n->ncq && !n->nfatal && !n->resp)
-		return;
-	local_bh_disable();
-	__this_cpu_inc(rsim_dp_depth);
-	rsim_notify_run(n);
-	__this_cpu_dec(rsim_dp_depth);
-	local_bh_enable();
+	rsim_notify_run(n, b->worker ? NULL : qp);
 }
 
 /* The states in which a QP takes incoming messages (IBA 10.3.1) */
@@ -733,8 +729,10 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 		x->took = true;
 	}
 	spin_unlock_irqrestore(&peer->lock, flags);
+	/* the SRQ is the responder's: its event is the dispatcher's */
 	if (limit > 0)
-		rsim_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
+		rsim_ev_queue(x->rsim, &srq->ev,
+			      BIT(IB_EVENT_SRQ_LIMIT_REACHED));
 	if (x->took)
 		return 0;
 	/* UC, UD: lost; RC: an RNR NAK, which the run loop retries or fails */
@@ -1442,14 +1440,14 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 		x->rsim->dp_test_hook(qp, status);
 #endif
 	if (status == RSIM_EXEC_WAIT) {
-		rsim_dp_notify(&x->n);
+		rsim_dp_notify(&x->n, b, qp);
 		rsim_dp_release(x);
 		if (rsim_dp_rnr_park(x, b))
 			return false;
 		status = IB_WC_RNR_RETRY_EXC_ERR;
 	}
 	if (status == RSIM_EXEC_MOVE) {
-		rsim_dp_notify(&x->n);
+		rsim_dp_notify(&x->n, b, qp);
 		rsim_dp_release(x);
 		spin_lock_irqsave(&qp->lock, flags);
 		qp->steer_cpu = x->steer_cpu;
@@ -1498,7 +1496,7 @@ out_pop:
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	/* handlers run while the responder is still held */
-	rsim_dp_notify(&x->n);
+	rsim_dp_notify(&x->n, b, qp);
 	/*
 	 * The queue is still ours: let go of what the WR held (the QP's
 	 * scratch lists among it) before the next look at the head can give
@@ -1508,7 +1506,7 @@ out_pop:
 	spin_lock_irqsave(&qp->lock, flags);
 	more = rsim_dp_next_locked(qp, b, nx, &x->n);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_dp_notify(&x->n);
+	rsim_dp_notify(&x->n, b, qp);
 	return more;
 }
 
@@ -1528,7 +1526,7 @@ static void rsim_dp_process(struct rsim_qp *qp, struct rsim_budget *b,
 		spin_lock_irqsave(&qp->lock, flags);
 		more = rsim_dp_next_locked(qp, b, x, &n);
 		spin_unlock_irqrestore(&qp->lock, flags);
-		rsim_dp_notify(&n);
+		rsim_dp_notify(&n, b, qp);
 	}
 	while (more) {
 		struct rsim_exec *nx = x == &xs[0] ? &xs[1] : &xs[0];
@@ -1605,25 +1603,28 @@ void rsim_dp_work(struct work_struct *work)
  * @rsim: device
  * @qpn: the requester's QP number
  * @from: the QP number of the responder that calls
+ * @inl: the caller is the device's own context (the responder's
+ *	@wake_work), which may run the retry itself; a verb of the
+ *	responder's hands it to the requester's worker instead, as it runs
+ *	no other QP's queue
  *
  * Called when its responder posted a receive WR, changed state or is
- * being destroyed: the waiting SEND is retried now, on this context if
- * it may run WRs, else on the worker. Only the requester's own
- * responder wakes it: a QP that merely names it as its destination
+ * being destroyed: the waiting SEND is retried now. Only the requester's
+ * own responder wakes it: a QP that merely names it as its destination
  * does not. A retry that meets the RNR NAK again does not count against
  * rnr_retry (only the RNR timer's expiries do).
  *
  * Context: process or softirq, interrupts on (the QP table's lock).
  */
-void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from)
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from, bool inl)
 {
-	bool inl = rsim_dp_may_run_inline();
 	struct rsim_qp *qp = rsim_qp_get(rsim, qpn);
 	unsigned long flags;
 	bool run = false;
 
 	if (!qp)
 		return;
+	inl = inl && rsim_dp_may_run_inline();
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->owner == RSIM_SQ_RNR && !qp->stopping &&
 	    qp->ibqp.qp_type == IB_QPT_RC && qp->attr.dest_qp_num == from) {
@@ -1640,8 +1641,9 @@ void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from)
  * rsim_dp_wake_requester() - wake the requester @qp is connected to
  * @qp: a responder that posted a receive WR
  *
- * From hard-IRQ context or with interrupts off, the QP table cannot be
- * looked up: @qp's worker does it.
+ * The retry runs on the requester's worker. From hard-IRQ context or
+ * with interrupts off, the QP table cannot be looked up: @qp's
+ * @wake_work does it.
  *
  * Context: any; does not sleep.
  */
@@ -1652,7 +1654,7 @@ void rsim_dp_wake_requester(struct rsim_qp *qp)
 	if (!in_hardirq() && !in_nmi() && !irqs_disabled()) {
 		rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
 				 READ_ONCE(qp->attr.dest_qp_num),
-				 qp->ibqp.qp_num);
+				 qp->ibqp.qp_num, false);
 		return;
 	}
 	/* not @qp's own work: that is its RNR timer, if it waits itself */
@@ -1663,14 +1665,20 @@ void rsim_dp_wake_requester(struct rsim_qp *qp)
 }
 
 /**
- * rsim_dp_wake_work() - rsim_dp_wake_requester() from hard-IRQ context
+ * rsim_dp_wake_work() - rsim_dp_wake_requester() from the device's
+ *	context, for a post in hard-IRQ context or to the QP's SRQ: the
+ *	retry runs here
  * @work: &rsim_qp.wake_work
  *
  * Context: process (workqueue).
  */
 void rsim_dp_wake_work(struct work_struct *work)
 {
-	rsim_dp_wake_requester(container_of(work, struct rsim_qp, wake_work));
+	struct rsim_qp *qp = container_of(work, struct rsim_qp, wake_work);
+
+	rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
+			 READ_ONCE(qp->attr.dest_qp_num), qp->ibqp.qp_num,
+			 true);
 }
 
 /**

@@ -26,6 +26,21 @@ static void rsim_dealloc_ucontext(struct ib_ucontext *uctx)
 {
 }
 
+/*
+ * The device is being removed (del_device, rmmod) while a process holds
+ * this context. Having this op is what lets the removal go on without
+ * waiting for the process to close its file: the core has destroyed
+ * every object of the context (RDMA_REMOVE_DRIVER_REMOVE, through the
+ * same destroy verbs as a close), zapped the device-memory mappings made
+ * with rdma_user_mmap_io(), and raises IB_EVENT_DEVICE_FATAL; the
+ * process's next verb fails with EIO and its close() frees what is left.
+ * The context reaches nothing else of the device (no doorbell pages, no
+ * other mappings), so there is nothing more to detach here (as in mlx5).
+ */
+static void rsim_disassociate_ucontext(struct ib_ucontext *uctx)
+{
+}
+
 static int rsim_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
@@ -142,6 +157,7 @@ const struct ib_device_ops rsim_pd_ops = {
 	.create_user_ah = rsim_create_ah,
 	.dealloc_pd = rsim_dealloc_pd,
 	.dealloc_ucontext = rsim_dealloc_ucontext,
+	.disassociate_ucontext = rsim_disassociate_ucontext,
 	.destroy_ah = rsim_destroy_ah,
 	.query_ah = rsim_query_ah,
 

@@ -35,6 +35,7 @@ int rsim_qp_init(struct rsim_dev *rsim)
 	rsim->qp_next = RSIM_QPN_MIN;
 	spin_lock_init(&rsim->atomic_lock);
 	spin_lock_init(&rsim->stats_lock);
+	rsim_ev_init(rsim);
 	/*
 	 * Per-CPU workers, so that a QP's work runs where its policy puts it;
 	 * CPU-intensive, so that one long copy does not hold back the other
@@ -273,6 +274,7 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->steer_cpu = -1;
 	INIT_DELAYED_WORK(&qp->work, rsim_dp_work);
 	INIT_WORK(&qp->wake_work, rsim_dp_wake_work);
+	rsim_ev_obj_init(&qp->ev, RSIM_EV_QP);
 	INIT_LIST_HEAD(&qp->srq_wait);
 
 	err = rsim_wq_alloc(rsim, &qp->sq, init->cap.max_send_wr,
@@ -354,6 +356,8 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_lock_irq(&qp->lock);
 	rsim_qp_clean_cqs_locked(qp);
 	spin_unlock_irq(&qp->lock);
+	/* nobody holds it to queue an event: drop those still queued */
+	rsim_ev_forget(rsim, &qp->ev);
 
 	mutex_destroy(&qp->modify_mutex);
 	rsim_qp_scratch_free(qp);
@@ -362,7 +366,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rsim_res_put(rsim, RSIM_RES_QP);
 	/* a requester waiting on this responder learns that it is gone */
 	if (ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake_qpn(rsim, peer, ibqp->qp_num);
+		rsim_dp_wake_qpn(rsim, peer, ibqp->qp_num, false);
 	return 0;
 }
 
@@ -539,10 +543,14 @@ void rsim_qp_error_locked(struct rsim_qp *qp, struct rsim_notify *n)
 /**
  * rsim_qp_fatal() - a completion of @qp was lost: flush it and tell
  * @qp: the QP, already in the error state (rsim_qp_push())
+ * @own: the QP whose verb the caller runs, or NULL (rsim_notify_run())
+ *
+ * The flush happens at once; its handlers and IB_EVENT_QP_FATAL run at
+ * once if they are @own's, else on the dispatcher.
  *
  * Context: any; no rdmasim lock held; the caller holds @qp.
  */
-void rsim_qp_fatal(struct rsim_qp *qp)
+void rsim_qp_fatal(struct rsim_qp *qp, const struct rsim_qp *own)
 {
 	struct rsim_notify n = {};
 	unsigned long flags;
@@ -550,8 +558,8 @@ void rsim_qp_fatal(struct rsim_qp *qp)
 	spin_lock_irqsave(&qp->lock, flags);
 	rsim_qp_error_locked(qp, &n);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_notify_run(&n);
-	rsim_qp_event(qp, IB_EVENT_QP_FATAL);
+	rsim_notify_run(&n, own);
+	rsim_qp_raise(qp, IB_EVENT_QP_FATAL, own);
 }
 
 /**
@@ -559,7 +567,7 @@ void rsim_qp_fatal(struct rsim_qp *qp)
  * @qp: the QP (held by the caller)
  * @type: IB_EVENT_QP_*
  *
- * Context: process or softirq, no QP or CQ lock held.
+ * Context: as rsim_qp_raise() decides (event.c); no rdmasim lock held.
  */
 void rsim_qp_event(struct rsim_qp *qp, enum ib_event_type type)
 {
@@ -701,14 +709,14 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 out_unlock:
 	spin_unlock_irq(&qp->lock);
 	mutex_unlock(&qp->modify_mutex);
-	rsim_notify_run(&n);
+	rsim_notify_run(&n, qp);
 	if (err)
 		return err;
 	if (run)
 		rsim_dp_run(qp);
 	/* a requester waiting on this responder sees the change */
 	if (new != cur && ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake_qpn(rsim, peer, ibqp->qp_num);
+		rsim_dp_wake_qpn(rsim, peer, ibqp->qp_num, false);
 	return 0;
 }
 
@@ -1002,7 +1010,7 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	kvfree(ubuf);
-	rsim_notify_run(&n);
+	rsim_notify_run(&n, qp);
 	if (err)
 		*bad_wr = wr;
 	if (run)
@@ -1036,7 +1044,7 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_notify_run(&n);
+	rsim_notify_run(&n, qp);
 	if (err)
 		*bad_wr = wr;
 	/* a requester waiting for a receive WR (RNR) goes on */

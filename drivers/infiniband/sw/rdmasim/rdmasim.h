@@ -12,6 +12,7 @@
 #include <linux/fault-inject.h>
 #include <linux/idr.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/platform_device.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -321,7 +322,13 @@ struct rsim_dp_stats {
  * @mad_pool: DMA-mapped buffers for the MAD receive queue
  * @debugfs: /sys/kernel/debug/rdmasim/rdmasim<N>
  * @dp_wq: the data path's worker (dp.c): runs what a poster may not or
- *	need not run at once
+ *	need not run at once; also runs @ev_work
+ * @ev_lock: protects @ev_list, @ev_cur and the &struct rsim_ev of every
+ *	object (event.c); any context
+ * @ev_list: objects whose handlers wait for the dispatcher, oldest first
+ * @ev_cur: the object whose handlers the dispatcher runs now, or NULL
+ * @ev_work: the dispatcher: runs handlers of objects other than the
+ *	caller's own, from the device's context (event.c)
  * @atomic_lock: serializes the device's atomic operations (dp.c), so that
  *	one compare-and-swap or fetch-and-add sees no other between its read
  *	and its write; taken with BH off, outside the MRs' locks
@@ -350,6 +357,10 @@ struct rsim_dev {
 	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
 	struct workqueue_struct *dp_wq;
+	spinlock_t ev_lock;	/* protects ev_list, ev_cur, objects' ev */
+	struct list_head ev_list;
+	struct rsim_ev *ev_cur;
+	struct work_struct ev_work;
 	spinlock_t atomic_lock;	/* serializes atomic WRs; BH off */
 	spinlock_t stats_lock;	/* protects dp; taken with BH off */
 	struct rsim_dp_stats dp;
@@ -378,6 +389,32 @@ struct rsim_ah {
 };
 
 /**
+ * enum rsim_ev_kind - what a &struct rsim_ev is part of
+ * @RSIM_EV_CQ: &struct rsim_cq
+ * @RSIM_EV_QP: &struct rsim_qp
+ * @RSIM_EV_SRQ: &struct rsim_srq
+ */
+enum rsim_ev_kind {
+	RSIM_EV_CQ,
+	RSIM_EV_QP,
+	RSIM_EV_SRQ,
+};
+
+/**
+ * struct rsim_ev - an object's handlers waiting for the dispatcher
+ *	(event.c); under &rsim_dev.ev_lock
+ * @node: on &rsim_dev.ev_list while @pending is not 0
+ * @pending: a CQ's RSIM_NOTIFY_* flags; a QP's or SRQ's events, one bit
+ *	per &enum ib_event_type
+ * @kind: &enum rsim_ev_kind
+ */
+struct rsim_ev {
+	struct list_head node;
+	u32 pending;
+	u8 kind;
+};
+
+/**
  * struct rsim_cq - completion queue
  * @ibcq: core object; must be first
  * @lock: protects @queue, @head, @count, @notify and @overflow
@@ -388,6 +425,7 @@ struct rsim_ah {
  * @notify: armed notification (0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP)
  * @overflow: a completion found the ring full: the CQ is in the error
  *	state (IBA 11.4.2.1) and takes no more completions
+ * @ev: its handlers, when the dispatcher runs them
  */
 struct rsim_cq {
 	struct ib_cq ibcq;
@@ -398,6 +436,7 @@ struct rsim_cq {
 	u32 count;
 	u8 notify;
 	bool overflow;
+	struct rsim_ev ev;
 };
 
 /*
@@ -542,6 +581,7 @@ struct rsim_wq {
  * @waiters: RC QPs of the SRQ (by &rsim_qp.srq_wait) whose requester met
  *	an RNR NAK because the SRQ was empty: the next post_srq_recv hands
  *	their wake-ups to the worker
+ * @ev: its events, when the dispatcher raises them
  */
 struct rsim_srq {
 	struct ib_srq ibsrq;
@@ -549,6 +589,7 @@ struct rsim_srq {
 	struct rsim_wq rq;
 	u32 limit;
 	struct list_head waiters;
+	struct rsim_ev ev;
 };
 
 /**
@@ -603,6 +644,7 @@ enum rsim_sq_owner {
  * @rrefs: the responder's checked scatter list, max_recv_sge entries;
  *	used only by the owner of the send queue
  * @rwqe: the receive WR a SEND took from the responder; likewise
+ * @ev: its events, when the dispatcher raises them
  */
 struct rsim_qp {
 	struct ib_qp ibqp;
@@ -627,6 +669,7 @@ struct rsim_qp {
 	struct rsim_mem_ref *lrefs;
 	struct rsim_mem_ref *rrefs;
 	struct rsim_recv_wqe *rwqe;
+	struct rsim_ev ev;
 };
 
 /**
@@ -833,7 +876,17 @@ void rsim_mr_refs_put(struct rsim_mem_ref *refs, u32 n);
 extern const struct ib_device_ops rsim_cq_ops;
 int rsim_cq_push(struct rsim_notify *n, struct rsim_cq *cq,
 		 const struct ib_wc *wc, bool solicited);
-void rsim_notify_run(struct rsim_notify *n);
+void rsim_cq_deliver(struct rsim_cq *cq, u32 flags);
+
+/* event.c */
+DECLARE_PER_CPU(unsigned int, rsim_dp_depth);
+void rsim_ev_init(struct rsim_dev *rsim);
+void rsim_ev_obj_init(struct rsim_ev *ev, enum rsim_ev_kind kind);
+void rsim_ev_queue(struct rsim_dev *rsim, struct rsim_ev *ev, u32 what);
+void rsim_ev_forget(struct rsim_dev *rsim, struct rsim_ev *ev);
+void rsim_qp_raise(struct rsim_qp *qp, enum ib_event_type type,
+		   const struct rsim_qp *own);
+void rsim_notify_run(struct rsim_notify *n, const struct rsim_qp *own);
 
 /* qp.c */
 extern const struct ib_device_ops rsim_qp_ops;
@@ -857,7 +910,7 @@ void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
 		  struct ib_cq *ibcq, const struct ib_wc *wc, bool solicited);
 void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_notify *n);
 void rsim_qp_error_locked(struct rsim_qp *qp, struct rsim_notify *n);
-void rsim_qp_fatal(struct rsim_qp *qp);
+void rsim_qp_fatal(struct rsim_qp *qp, const struct rsim_qp *own);
 void rsim_qp_event(struct rsim_qp *qp, enum ib_event_type type);
 enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
 
@@ -865,7 +918,7 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
 bool rsim_dp_may_run_inline(void);
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl);
 void rsim_dp_run(struct rsim_qp *qp);
-void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from);
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from, bool inl);
 void rsim_dp_wake_requester(struct rsim_qp *qp);
 void rsim_dp_work(struct work_struct *work);
 void rsim_dp_wake_work(struct work_struct *work);

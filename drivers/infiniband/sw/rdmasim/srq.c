@@ -48,6 +48,7 @@ static int rsim_create_srq(struct ib_srq *ibsrq,
 	spin_lock_init(&srq->lock);
 	srq->limit = attr->srq_limit;
 	INIT_LIST_HEAD(&srq->waiters);
+	rsim_ev_obj_init(&srq->ev, RSIM_EV_SRQ);
 	return 0;
 }
 
@@ -56,6 +57,7 @@ static int rsim_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct rsim_srq *srq = to_rsim_srq(ibsrq);
 
 	/* the core refuses while a QP uses it: no data path reaches it */
+	rsim_ev_forget(to_rsim_dev(ibsrq->device), &srq->ev);
 	kvfree(srq->rq.ring);
 	rsim_res_put(to_rsim_dev(ibsrq->device), RSIM_RES_SRQ);
 	return 0;
@@ -187,7 +189,7 @@ int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe,
  * @srq: the SRQ
  * @type: IB_EVENT_SRQ_LIMIT_REACHED (or IB_EVENT_SRQ_ERR)
  *
- * Context: process or softirq; no rdmasim lock held.
+ * Context: the device's dispatcher (event.c); no rdmasim lock held.
  */
 void rsim_srq_event(struct rsim_srq *srq, enum ib_event_type type)
 {
