@@ -219,12 +219,13 @@ struct dp_fixture *dp_fixture_type(struct kunit *test, enum ib_qp_type type,
  * @qp: the QP the completion must be for
  * @wc: where it goes
  *
- * Aborts the test if there is no completion.
+ * Waits for it (DP_WAIT_MS at most: a retry a wake-up or a timer started
+ * runs on the worker); aborts the test if there is none.
  */
 void dp_poll_one(struct kunit *test, struct dp_fixture *f, struct ib_qp *qp,
 		 struct ib_wc *wc)
 {
-	KUNIT_ASSERT_EQ(test, dp_poll(f, wc, 1), 1);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 1), 1);
 	KUNIT_EXPECT_PTR_EQ(test, wc->qp, qp);
 }
 

@@ -461,6 +461,169 @@ static void rsim_engine_test_handler_depth_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&h->nested), 0);
 }
 
+/* the device's transport retries so far (the worker's runs flushed) */
+static u64 engine_ack_timeouts(struct rsim_dev *rsim)
+{
+	u64 n;
+
+	flush_workqueue(rsim->dp_wq);
+	spin_lock_bh(&rsim->stats_lock);
+	n = rsim->dp.ack_timeouts;
+	spin_unlock_bh(&rsim->stats_lock);
+	return n;
+}
+
+/*
+ * Defect 9: an RC request that no responder answers (here the QP the
+ * requester names is connected to another) completed at once with
+ * IB_WC_RETRY_EXC_ERR, although timeout and retry_cnt were set. It is
+ * now sent again each time the (scaled) transport timer expires: nothing
+ * completes at once, the error comes after retry_cnt (7) expiries, each
+ * of timeout 14's 4.2 ms at least.
+ */
+static void rsim_engine_test_no_answer_retries(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_qp *lone = dp_qp(test, f, IB_QPT_RC, f->pd);
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	u64 before = engine_ack_timeouts(f->rsim);
+	struct ib_wc wc;
+	ktime_t t0;
+	s64 ms;
+
+	KUNIT_ASSERT_EQ(test, dp_connect(f, lone, f->b->qp_num, DP_ACCESS, 7),
+			0);
+	t0 = ktime_get();
+	KUNIT_ASSERT_EQ(test, dp_post(lone, &wr, f->src.dma, 10,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, &wc, 1), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	ms = ktime_ms_delta(ktime_get(), t0);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
+	KUNIT_EXPECT_GE(test, ms, 7 * 4);
+	KUNIT_EXPECT_EQ(test, engine_ack_timeouts(f->rsim) - before, 7);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(lone)->state, IB_QPS_ERR);
+}
+
+/*
+ * Defect 9: RC ignored the P_Key. A responder whose P_Key index names an
+ * invalid P_Key (entry 1: 0) drops the requester's packets as a P_Key
+ * violation: the SEND ends with IB_WC_RETRY_EXC_ERR, its receive WR is
+ * not taken, and the port counts the violations.
+ */
+static void rsim_engine_test_rc_pkey(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_qp *a = dp_qp(test, f, IB_QPT_RC, f->pd);
+	struct ib_qp *b = dp_qp(test, f, IB_QPT_RC, f->pd);
+	struct ib_qp_attr qa = {
+		.qp_state = IB_QPS_INIT,
+		.pkey_index = 1,
+		.port_num = 1,
+		.qp_access_flags = DP_ACCESS,
+	};
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct ib_wc wc;
+	u32 viol;
+
+	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(b, &qa, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_ACCESS_FLAGS), 0);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_state = IB_QPS_RTR;
+	qa.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_port_num(&qa.ah_attr, 1);
+	rdma_ah_set_dlid(&qa.ah_attr, f->rsim->port.lid);
+	qa.path_mtu = IB_MTU_4096;
+	qa.dest_qp_num = a->qp_num;
+	qa.max_dest_rd_atomic = 4;
+	qa.min_rnr_timer = 1;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(b, &qa, IB_QP_STATE | IB_QP_AV |
+					   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+					   IB_QP_RQ_PSN |
+					   IB_QP_MAX_DEST_RD_ATOMIC |
+					   IB_QP_MIN_RNR_TIMER), 0);
+	KUNIT_ASSERT_EQ(test, dp_post_recv(b, 5, f->dst.dma, 64,
+					   f->pd->local_dma_lkey), 0);
+	spin_lock_bh(&f->rsim->port.lock);
+	viol = f->rsim->port.pkey_viol;
+	spin_unlock_bh(&f->rsim->port.lock);
+
+	KUNIT_ASSERT_EQ(test, dp_post(a, &wr, f->src.dma, 10,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, &wc, 1), 1);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, a);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, to_rsim_qp(b)->rq.count, 1);
+	spin_lock_bh(&f->rsim->port.lock);
+	KUNIT_EXPECT_EQ(test, f->rsim->port.pkey_viol - viol, 8);
+	spin_unlock_bh(&f->rsim->port.lock);
+}
+
+static void engine_sqd_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_SQ_DRAINED)
+		complete(ctx);
+}
+
+/*
+ * Defect 9: SQD with en_sqd_async_notify raised no IB_EVENT_SQ_DRAINED.
+ * A QP with nothing in execution gets it at once; SQD -> RTS then sends
+ * again.
+ */
+static void rsim_engine_test_sq_drained(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct completion *done = kunit_kzalloc(test, sizeof(*done),
+						GFP_KERNEL);
+	struct ib_qp_init_attr ia = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = f->cq,
+		.recv_cq = f->cq,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.port_num = 1,
+		.event_handler = engine_sqd_event,
+	};
+	struct ib_qp_attr qa = {
+		.qp_state = IB_QPS_SQD,
+		.en_sqd_async_notify = 1,
+	};
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	unsigned long wait = msecs_to_jiffies(DP_WAIT_MS);
+	struct ib_wc wc[2];
+	struct ib_qp *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, done);
+	init_completion(done);
+	ia.qp_context = done;
+	q = ib_create_qp(f->pd, &ia);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dp_qp_destroy,
+							q), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, q, q->qp_num, DP_ACCESS, 7), 0);
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q, &qa, IB_QP_STATE |
+					   IB_QP_EN_SQD_ASYNC_NOTIFY), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(done, wait), 0UL);
+	qa.qp_state = IB_QPS_RTS;
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(q, &qa, IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, dp_post_recv(q, 1, f->dst.dma, 64,
+					   f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(q, &wr, f->src.dma, 10,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_EXPECT_EQ(test, dp_wait(f->cq, wc, 2), 2);
+}
+
 /* ---- many posters ---- */
 
 /* posting threads: three on the self-connected QP, two on the pair */
@@ -856,6 +1019,9 @@ static struct kunit_case rsim_engine_test_cases[] = {
 	KUNIT_CASE(rsim_engine_test_srq_post_runs_nothing),
 	KUNIT_CASE(rsim_engine_test_others_handlers_elsewhere),
 	KUNIT_CASE(rsim_engine_test_handler_depth_bounded),
+	KUNIT_CASE(rsim_engine_test_no_answer_retries),
+	KUNIT_CASE(rsim_engine_test_rc_pkey),
+	KUNIT_CASE(rsim_engine_test_sq_drained),
 	KUNIT_CASE_SLOW(rsim_engine_test_many_posters),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}

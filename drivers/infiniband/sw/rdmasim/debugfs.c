@@ -79,8 +79,10 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 	spin_unlock_bh(&rsim->stats_lock);
 	seq_printf(m, "wqes %llu\nbytes %llu\nerrors %llu\nrnr_waits %llu\n",
 		   st.wqes, st.bytes, st.errors, st.rnr_waits);
-	seq_printf(m, "rnr_retries %llu\ninline_runs %llu\ndeferred %llu\n",
-		   st.rnr_retries, st.inline_runs, st.deferred);
+	seq_printf(m, "rnr_retries %llu\nack_timeouts %llu\n", st.rnr_retries,
+		   st.ack_timeouts);
+	seq_printf(m, "inline_runs %llu\ndeferred %llu\n", st.inline_runs,
+		   st.deferred);
 	seq_printf(m, "worker_runs %llu\n", st.worker_runs);
 	seq_printf(m, "dmah_moves %llu\ndmah_steered %llu\n",
 		   st.dmah_moves, st.dmah_steered);

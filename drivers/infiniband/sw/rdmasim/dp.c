@@ -84,9 +84,26 @@
 #define RSIM_EXEC_WAIT		(-1)	/* RNR NAK: wait for a receive WR */
 #define RSIM_EXEC_DROP		(-2)	/* UC, UD: the message is lost */
 #define RSIM_EXEC_MOVE		(-3)	/* to the worker of a DMA handle's CPU */
+#define RSIM_EXEC_NOACK		(-4)	/* RC: no responder answered */
 
 /* rnr_retry 7: retry for ever */
 #define RSIM_RNR_INFINITE	7
+
+/*
+ * The transport timer (IBA 9.7.6.1.3: 4.096 us * 2^timeout; timeout 0
+ * waits for ever), scaled down by 2^RSIM_ACK_SCALE_SHIFT so that a
+ * requester whose responder never answers spends its retry_cnt in
+ * milliseconds rather than seconds (timeout 14, the usual value: 67 ms
+ * per try on a wire, 4.2 ms here), and never less than a jiffy.
+ */
+#define RSIM_ACK_SCALE_SHIFT	4
+
+static unsigned long rsim_ack_delay(u8 timeout)
+{
+	u64 ns = (4096ULL << min_t(u8, timeout, 31)) >> RSIM_ACK_SCALE_SHIFT;
+
+	return max(1UL, nsecs_to_jiffies(ns));
+}
 
 /**
  * struct rsim_budget - what one run may still execute, and what it did
@@ -120,6 +137,9 @@ struct rsim_budget {
  * @sl: its service level
  * @mtu: its path MTU
  * @rnr_retry: its RNR retry count
+ * @timeout: its transport timer's exponent (0: for ever)
+ * @retry_cnt: its transport retry count
+ * @pkey_index: its P_Key index
  * @peer: the responder, held, once found
  * @peer_access: the responder's qp_access_flags
  * @rnr_timer: the responder's min_rnr_timer (for an RNR NAK)
@@ -146,6 +166,9 @@ struct rsim_exec {
 	u8 sl;
 	enum ib_mtu mtu;
 	u8 rnr_retry;
+	u8 timeout;
+	u8 retry_cnt;
+	u16 pkey_index;
 	struct rsim_qp *peer;
 	int peer_access;
 	u8 rnr_timer;
@@ -566,6 +589,26 @@ static int rsim_dp_gather(struct rsim_exec *x)
 }
 
 /*
+ * IBA 10.9.3: two P_Keys match if their low 15 bits are equal, not 0, and
+ * at least one of them is a full member.
+ */
+static bool rsim_pkey_match(u16 a, u16 b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
+	       ((a | b) & 0x8000);
+}
+
+static void rsim_port_violation(struct rsim_dev *rsim, bool qkey)
+{
+	spin_lock_bh(&rsim->port.lock);
+	if (qkey)
+		rsim->port.qkey_viol++;
+	else
+		rsim->port.pkey_viol++;
+	spin_unlock_bh(&rsim->port.lock);
+}
+
+/*
  * The QP a packet to @dlid and @qpn reaches on this device, held: the LID
  * must be the port's, the port's state must let the packet through
  * (rsim_port_passes()), the QP must exist, not be going away, and be ready
@@ -595,7 +638,9 @@ static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
 
 /*
  * The responder: the QP this one is connected to (rsim_dp_dest_get()),
- * if it is of the same type and connected back.
+ * if it is of the same type, connected back, and its P_Key matches the
+ * requester's (a mismatch is the port's P_Key violation, and the packet
+ * is dropped: RC sees no acknowledgment, UC loses the message).
  */
 static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 {
@@ -605,6 +650,13 @@ static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 		return NULL;
 	if (peer->ibqp.qp_type != x->qp->ibqp.qp_type ||
 	    READ_ONCE(peer->attr.dest_qp_num) != x->qp->ibqp.qp_num) {
+		rsim_qp_put(peer);
+		return NULL;
+	}
+	if (!rsim_pkey_match(rsim_port_pkey(x->rsim, x->pkey_index),
+			     rsim_port_pkey(x->rsim,
+					    READ_ONCE(peer->attr.pkey_index)))) {
+		rsim_port_violation(x->rsim, false);
 		rsim_qp_put(peer);
 		return NULL;
 	}
@@ -945,26 +997,6 @@ static void rsim_dp_deliver(struct rsim_exec *x, struct ib_wc *wc)
 #define RSIM_UD_GRH		((u32)sizeof(struct ib_grh))
 
 /*
- * IBA 10.9.3: two P_Keys match if their low 15 bits are equal, not 0, and
- * at least one of them is a full member.
- */
-static bool rsim_pkey_match(u16 a, u16 b)
-{
-	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
-	       ((a | b) & 0x8000);
-}
-
-static void rsim_port_violation(struct rsim_dev *rsim, bool qkey)
-{
-	spin_lock_bh(&rsim->port.lock);
-	if (qkey)
-		rsim->port.qkey_viol++;
-	else
-		rsim->port.pkey_viol++;
-	spin_unlock_bh(&rsim->port.lock);
-}
-
-/*
  * Who takes a datagram from whom: QP0 (SMI) talks only to QP0; a UD QP or
  * QP1 (GSI) sends to UD QPs and to QP1.
  */
@@ -1195,7 +1227,7 @@ static int rsim_dp_exec(struct rsim_exec *x)
 	x->peer = rsim_dp_peer_get(x);
 	if (!x->peer)
 		/* RC retries until retry_cnt is spent; UC loses the message */
-		return x->rc ? IB_WC_RETRY_EXC_ERR : RSIM_EXEC_DROP;
+		return x->rc ? RSIM_EXEC_NOACK : RSIM_EXEC_DROP;
 	if (rsim_dp_is_rdma(wqe->opcode)) {
 		ret = rsim_dp_check_rkey(x);
 		if (ret)
@@ -1266,6 +1298,7 @@ static void rsim_dp_account(struct rsim_dev *rsim,
 	dp->errors += did->errors;
 	dp->rnr_waits += did->rnr_waits;
 	dp->rnr_retries += did->rnr_retries;
+	dp->ack_timeouts += did->ack_timeouts;
 	dp->inline_runs += did->inline_runs;
 	dp->deferred += did->deferred;
 	dp->worker_runs += did->worker_runs;
@@ -1306,6 +1339,12 @@ static void rsim_dp_leave_locked(struct rsim_qp *qp, enum rsim_sq_owner to)
 		to_rsim_dev(qp->ibqp.device)->dp_leave_hook(qp);
 #endif
 	qp->owner = to;
+	/* the WR in execution was the last outstanding one: SQD drained */
+	if (qp->sqd_notify && qp->state == IB_QPS_SQD) {
+		qp->sqd_notify = false;
+		rsim_ev_queue(to_rsim_dev(qp->ibqp.device), &qp->ev,
+			      BIT(IB_EVENT_SQ_DRAINED));
+	}
 	/* rsim_dp_stop() reads @owner without the lock: wake_up_var() */
 	smp_mb();
 	wake_up_var(&qp->owner);
@@ -1379,6 +1418,9 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
 		       READ_ONCE(to_rsim_dev(qp->ibqp.device)->port.mtu) :
 		       qp->attr.path_mtu,
 		.rnr_retry = qp->attr.rnr_retry,
+		.timeout = qp->attr.timeout,
+		.retry_cnt = qp->attr.retry_cnt,
+		.pkey_index = qp->attr.pkey_index,
 		.moved = READ_ONCE(qp->steer_cpu) >= 0,
 	};
 }
@@ -1407,6 +1449,7 @@ static bool rsim_dp_rnr_park(struct rsim_exec *x, struct rsim_budget *b)
 		return false;
 	}
 	rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
+	qp->ack_wait = false;
 	if (x->rnr_retry == RSIM_RNR_INFINITE) {
 		qp->rnr_tries = 1;
 	} else {
@@ -1418,6 +1461,40 @@ static bool rsim_dp_rnr_park(struct rsim_exec *x, struct rsim_budget *b)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (first)
 		b->did.rnr_waits++;
+	return true;
+}
+
+/*
+ * No responder answered an RC request (none exists, it is not connected
+ * back, not ready to receive, or its P_Key does not match): the request
+ * is sent again when the transport timer expires (rsim_ack_delay()), until
+ * retry_cnt retries are spent; timeout 0 waits for ever. As for an RNR
+ * NAK, the first try and each retry the timer started count; a retry that
+ * the responder's wake-up started (it connected back, or changed state)
+ * does not. Returns false if the WR must complete with
+ * IB_WC_RETRY_EXC_ERR instead.
+ */
+static bool rsim_dp_ack_park(struct rsim_exec *x, struct rsim_budget *b)
+{
+	struct rsim_qp *qp = x->qp;
+	unsigned long flags;
+	bool counts;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	counts = !qp->ack_tries || b->rnr_timer;
+	if (x->timeout && counts && qp->ack_tries >= x->retry_cnt) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return false;
+	}
+	rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
+	qp->ack_wait = true;
+	if (!x->timeout) {
+		qp->ack_tries = 1;
+	} else {
+		qp->ack_tries += counts;
+		rsim_dp_arm_locked(qp, rsim_ack_delay(x->timeout), !counts);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
 	return true;
 }
 
@@ -1445,6 +1522,13 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 		if (rsim_dp_rnr_park(x, b))
 			return false;
 		status = IB_WC_RNR_RETRY_EXC_ERR;
+	}
+	if (status == RSIM_EXEC_NOACK) {
+		rsim_dp_notify(&x->n, b, qp);
+		rsim_dp_release(x);
+		if (rsim_dp_ack_park(x, b))
+			return false;
+		status = IB_WC_RETRY_EXC_ERR;
 	}
 	if (status == RSIM_EXEC_MOVE) {
 		rsim_dp_notify(&x->n, b, qp);
@@ -1492,6 +1576,7 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 out_pop:
 	rsim_wq_pop(&qp->sq);
 	qp->rnr_tries = 0;
+	qp->ack_tries = 0;
 	qp->steer_cpu = -1;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
@@ -1561,7 +1646,8 @@ void rsim_dp_run(struct rsim_qp *qp)
  * @work: &rsim_qp.work
  *
  * Runs a send queue handed over by rsim_dp_claim_locked() or a spent
- * budget, or retries a SEND whose RNR timer expired.
+ * budget, or retries a SEND whose RNR timer expired, or an RC WR whose
+ * transport timer did.
  *
  * Context: process (workqueue); may sleep.
  */
@@ -1575,7 +1661,7 @@ void rsim_dp_work(struct work_struct *work)
 		.worker = true,
 		.did.worker_runs = 1,
 	};
-	bool retry = false;
+	bool retry = false, ack = false;
 
 	spin_lock_irq(&qp->lock);
 	if (qp->stopping) {
@@ -1585,6 +1671,7 @@ void rsim_dp_work(struct work_struct *work)
 	}
 	if (qp->owner == RSIM_SQ_RNR) {
 		retry = true;
+		ack = qp->ack_wait;
 	} else if (qp->owner != RSIM_SQ_QUEUED) {
 		spin_unlock_irq(&qp->lock);
 		return;
@@ -1593,7 +1680,8 @@ void rsim_dp_work(struct work_struct *work)
 	spin_unlock_irq(&qp->lock);
 
 	b.rnr_timer = retry;
-	b.did.rnr_retries = retry;
+	b.did.rnr_retries = retry && !ack;
+	b.did.ack_timeouts = ack;
 	b.did.deferred = !retry;
 	rsim_dp_process(qp, &b, false);
 }

@@ -513,6 +513,7 @@ void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_notify *n)
 		rsim_wq_pop(&qp->sq);
 	}
 	qp->rnr_tries = 0;
+	qp->ack_tries = 0;
 }
 
 /**
@@ -639,6 +640,7 @@ static void rsim_qp_reset_locked(struct rsim_qp *qp)
 	qp->rq.head = 0;
 	qp->rq.count = 0;
 	qp->rnr_tries = 0;
+	qp->ack_tries = 0;
 	qp->steer_cpu = -1;
 	qp->owner = RSIM_SQ_IDLE;
 }
@@ -658,6 +660,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	bool inl = rsim_dp_may_run_inline();
 	struct rsim_notify n = {};
 	enum ib_qp_state cur, new;
+	bool drained = false;
 	bool run = false;
 	u32 peer;
 	int err;
@@ -703,6 +706,19 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		rsim_qp_apply_locked(qp, attr, mask);
 		qp->state = new;
 	}
+	/*
+	 * RTS -> SQD with en_sqd_async_notify: IB_EVENT_SQ_DRAINED once no
+	 * WR is in execution, now if none is, else when its owner gives the
+	 * send queue up (rsim_dp_leave_locked()); SQD -> SQD asks again
+	 */
+	qp->sqd_notify = false;
+	if (new == IB_QPS_SQD && (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+	    attr->en_sqd_async_notify) {
+		if (qp->owner == RSIM_SQ_RUNNING)
+			qp->sqd_notify = true;
+		else
+			drained = true;
+	}
 	/* SQD -> RTS resumes the send queue */
 	if (new == IB_QPS_RTS && sends)
 		run = rsim_dp_claim_locked(qp, inl);
@@ -712,6 +728,8 @@ out_unlock:
 	rsim_notify_run(&n, qp);
 	if (err)
 		return err;
+	if (drained)
+		rsim_qp_raise(qp, IB_EVENT_SQ_DRAINED, qp);
 	if (run)
 		rsim_dp_run(qp);
 	/* a requester waiting on this responder sees the change */

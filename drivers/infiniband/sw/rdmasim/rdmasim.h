@@ -273,6 +273,8 @@ struct rsim_port_counters {
  * @errors: send WRs that completed in error (flushes not counted)
  * @rnr_waits: SENDs that found no receive WR and waited for one
  * @rnr_retries: RNR timer expiries that retried a waiting SEND
+ * @ack_timeouts: transport timer expiries that retried an RC WR no
+ *	responder had answered
  * @inline_runs: engine runs on the poster's context
  * @deferred: worker runs of work a post or a spent budget handed over
  *	(hard-IRQ, interrupts-off or nested context; a WR too large to run
@@ -291,6 +293,7 @@ struct rsim_dp_stats {
 	u64 errors;
 	u64 rnr_waits;
 	u64 rnr_retries;
+	u64 ack_timeouts;
 	u64 inline_runs;
 	u64 deferred;
 	u64 worker_runs;
@@ -598,8 +601,10 @@ struct rsim_srq {
  * @RSIM_SQ_RUNNING: a context is executing it, inline or the worker; only
  *	that context moves the head or flushes the queue
  * @RSIM_SQ_QUEUED: the worker is queued to run it
- * @RSIM_SQ_RNR: its head is a SEND that met an RNR NAK; the worker is
- *	armed as the RNR timer unless rnr_retry is 7 (wait for ever)
+ * @RSIM_SQ_RNR: its head is a SEND that met an RNR NAK, or an RC WR no
+ *	responder answered (&rsim_qp.ack_wait); the worker is armed as the
+ *	RNR timer unless rnr_retry is 7, or as the transport timer unless
+ *	timeout is 0 (wait for ever)
  */
 enum rsim_sq_owner {
 	RSIM_SQ_IDLE,
@@ -611,8 +616,8 @@ enum rsim_sq_owner {
 /**
  * struct rsim_qp - queue pair
  * @ibqp: core object; must be first
- * @lock: protects @state, @attr, @sq, @rq, @owner, @rnr_tries, @dying,
- *	@stopping and @steer_cpu
+ * @lock: protects @state, @attr, @sq, @rq, @owner, @rnr_tries,
+ *	@ack_tries, @ack_wait, @sqd_notify, @dying, @stopping and @steer_cpu
  * @modify_mutex: serializes modify_qp calls, so that none overtakes a
  *	transition to RESET while it waits for the send queue's owner
  * @ref: lookups by QP number hold a reference (the data path while it
@@ -624,6 +629,11 @@ enum rsim_sq_owner {
  * @rq: receive queue
  * @owner: who executes the send queue (&enum rsim_sq_owner)
  * @rnr_tries: RNR retries spent on the send queue's head
+ * @ack_tries: transport retries spent on it (no responder answered)
+ * @ack_wait: a RSIM_SQ_RNR owner waits on the transport timer, not on
+ *	an RNR NAK
+ * @sqd_notify: SQD with en_sqd_async_notify while a WR was in execution:
+ *	IB_EVENT_SQ_DRAINED when its owner gives the queue up
  * @dying: destroy_qp has started: no lookup finds the QP
  * @stopping: destroy_qp or a transition to RESET waits for the send
  *	queue's owner (rsim_dp_stop()): nobody claims the queue, queues the
@@ -657,6 +667,9 @@ struct rsim_qp {
 	struct rsim_wq rq;
 	u8 owner;
 	u8 rnr_tries;
+	u8 ack_tries;
+	bool ack_wait;
+	bool sqd_notify;
 	bool dying;
 	bool stopping;
 	bool sq_sig_all;

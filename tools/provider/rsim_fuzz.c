@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rsim_fuzz: a seeded fuzzer of rdmasim's verbs through libibverbs and
+ * the provider. Two threads share one context and make random but
+ * structurally valid calls on a shared pool of objects: PDs, CQs (create,
+ * resize, destroy, poll, arm), QPs of every type (create, destroy, modify
+ * to any state with attributes that connect them to the pool's own QPs
+ * or to QP numbers that do not exist), MRs over parts of one buffer
+ * (register, rereg, deregister, with any access flags), and posts: every
+ * send opcode the device knows, random SGE lists whose keys are the
+ * pool's or made up, ranges inside and outside the MRs, rkeys, flags and
+ * inline data; receive WRs likewise. Then it closes the context with
+ * everything still alive.
+ *
+ * What it proves is judged outside: the kernel log (no WARN, BUG,
+ * KASAN, lockdep or kmemleak report), restrack's and rdmasim's counts
+ * back to what they were before it ran, and rmmod afterwards (the
+ * selftest, scripts/guest/selftest-provider.sh). Errors of the calls
+ * themselves are expected and only counted.
+ *
+ * Each thread draws from its own generator, seeded from the seed and its
+ * number, so a seed gives the same calls in the same order per thread;
+ * how the two threads interleave is the scheduler's. A failing seed is
+ * rerun with -s; -t 1 takes the interleaving away.
+ *
+ * A pool slot is taken for reading by a call that uses its object and
+ * for writing by the call that destroys it, so the program itself never
+ * touches a freed object; the kernel sees two threads on one QP, CQ or
+ * MR at once all the same.
+ *
+ * Prints "seed <n>", one "thread <i>: <calls> calls, <ok> ok" line per
+ * thread, "close 0" and "result PASS" (exit 0), or "result FAIL (<why>)".
+ *
+ *   RDMAV_DRIVERS=<tools/provider>/librdmasim rsim_fuzz [-d rdmasim0]
+ *	[-s seed] [-n calls per thread] [-t threads]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define NPD	4
+#define NCQ	6
+#define NQP	10
+#define NMR	10
+#define BUF_LEN	(256 * 1024)
+#define MAX_THREADS 4
+
+struct slot {
+	pthread_rwlock_t lock;
+	void *obj;
+};
+
+static struct ibv_context *ctx;
+static struct ibv_pd *base_pd;
+static struct ibv_ah *ah;
+static uint16_t lid;
+static uint8_t *buf;
+static struct slot pds[NPD], cqs[NCQ], qps[NQP], mrs[NMR];
+
+struct thread {
+	pthread_t t;
+	unsigned int id;
+	uint64_t rnd;
+	unsigned long calls, ok;
+	unsigned long n;
+};
+
+/* xorshift64*: the thread's own sequence */
+static uint64_t rnd(struct thread *t)
+{
+	t->rnd ^= t->rnd >> 12;
+	t->rnd ^= t->rnd << 25;
+	t->rnd ^= t->rnd >> 27;
+	return t->rnd * 0x2545f4914f6cdd1dULL;
+}
+
+static uint32_t below(struct thread *t, uint32_t n)
+{
+	return n ? rnd(t) % n : 0;
+}
+
+static void count(struct thread *t, int ok)
+{
+	t->calls++;
+	t->ok += !!ok;
+}
+
+/* a slot of @pool, read-locked, with its object or NULL */
+static struct slot *get(struct thread *t, struct slot *pool, int n)
+{
+	struct slot *s = &pool[below(t, n)];
+
+	pthread_rwlock_rdlock(&s->lock);
+	return s;
+}
+
+static void put(struct slot *s)
+{
+	pthread_rwlock_unlock(&s->lock);
+}
+
+static uint32_t any_lkey(struct thread *t)
+{
+	struct slot *s;
+	uint32_t key;
+
+	switch (below(t, 4)) {
+	case 0:
+		return rnd(t);
+	case 1:
+		return 0;
+	default:
+		s = get(t, mrs, NMR);
+		key = s->obj ? (below(t, 2) ? ((struct ibv_mr *)s->obj)->lkey :
+					    ((struct ibv_mr *)s->obj)->rkey) :
+			       rnd(t);
+		put(s);
+		return key;
+	}
+}
+
+static uint64_t any_addr(struct thread *t)
+{
+	if (below(t, 8) == 0)
+		return rnd(t);
+	return (uintptr_t)buf + below(t, BUF_LEN + 4096) - 2048;
+}
+
+static uint32_t any_len(struct thread *t)
+{
+	switch (below(t, 6)) {
+	case 0:
+		return 0;
+	case 1:
+		return rnd(t);
+	case 2:
+		return below(t, BUF_LEN * 2);
+	default:
+		return below(t, 8192);
+	}
+}
+
+static int any_access(struct thread *t)
+{
+	static const int a[] = {
+		IBV_ACCESS_LOCAL_WRITE, IBV_ACCESS_REMOTE_WRITE,
+		IBV_ACCESS_REMOTE_READ, IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	int i, acc = 0;
+
+	for (i = 0; i < 4; i++)
+		if (below(t, 2))
+			acc |= a[i];
+	if (below(t, 16) == 0)
+		acc |= 1 << below(t, 31);
+	return acc;
+}
+
+static void op_pd(struct thread *t)
+{
+	struct slot *s = &pds[below(t, NPD)];
+
+	pthread_rwlock_wrlock(&s->lock);
+	if (!s->obj) {
+		s->obj = ibv_alloc_pd(ctx);
+		count(t, !!s->obj);
+	} else if (!ibv_dealloc_pd(s->obj)) {
+		s->obj = NULL;
+		count(t, 1);
+	} else {
+		count(t, 0);	/* EBUSY: something uses it */
+	}
+	pthread_rwlock_unlock(&s->lock);
+}
+
+static void op_cq(struct thread *t)
+{
+	struct slot *s = &cqs[below(t, NCQ)];
+
+	pthread_rwlock_wrlock(&s->lock);
+	if (!s->obj) {
+		s->obj = ibv_create_cq(ctx, below(t, 300), NULL, NULL, 0);
+		count(t, !!s->obj);
+	} else if (below(t, 2)) {
+		count(t, !ibv_resize_cq(s->obj, below(t, 300)));
+	} else if (!ibv_destroy_cq(s->obj)) {
+		s->obj = NULL;
+		count(t, 1);
+	} else {
+		count(t, 0);
+	}
+	pthread_rwlock_unlock(&s->lock);
+}
+
+static void op_poll(struct thread *t)
+{
+	struct slot *s = get(t, cqs, NCQ);
+	struct ibv_wc wc[8];
+
+	if (s->obj) {
+		if (below(t, 4))
+			count(t, ibv_poll_cq(s->obj, 8, wc) >= 0);
+		else
+			count(t, !ibv_req_notify_cq(s->obj, below(t, 2)));
+	}
+	put(s);
+}
+
+static void op_qp(struct thread *t)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD,
+	};
+	struct slot *s = &qps[below(t, NQP)];
+	struct slot *p, *c1, *c2;
+
+	pthread_rwlock_wrlock(&s->lock);
+	if (s->obj) {
+		if (!ibv_destroy_qp(s->obj))
+			s->obj = NULL;
+		count(t, !s->obj);
+		pthread_rwlock_unlock(&s->lock);
+		return;
+	}
+	p = get(t, pds, NPD);
+	c1 = get(t, cqs, NCQ);
+	c2 = get(t, cqs, NCQ);
+	if (p->obj && c1->obj && c2->obj) {
+		struct ibv_qp_init_attr a = {
+			.send_cq = c1->obj,
+			.recv_cq = c2->obj,
+			.qp_type = types[below(t, 3)],
+			.sq_sig_all = below(t, 2),
+			.cap = {
+				.max_send_wr = below(t, 70),
+				.max_recv_wr = below(t, 70),
+				.max_send_sge = below(t, 6),
+				.max_recv_sge = below(t, 6),
+				.max_inline_data = below(t, 300),
+			},
+		};
+
+		s->obj = ibv_create_qp(p->obj, &a);
+		count(t, !!s->obj);
+	}
+	put(c2);
+	put(c1);
+	put(p);
+	pthread_rwlock_unlock(&s->lock);
+}
+
+/* a QP number: one of the pool's, or one that is probably nobody's */
+static uint32_t any_qpn(struct thread *t)
+{
+	struct slot *s;
+	uint32_t n;
+
+	if (below(t, 5) == 0)
+		return below(t, 1 << 24);
+	s = get(t, qps, NQP);
+	n = s->obj ? ((struct ibv_qp *)s->obj)->qp_num : below(t, 64);
+	put(s);
+	return n;
+}
+
+static void op_modify(struct thread *t)
+{
+	static const enum ibv_qp_state states[] = {
+		IBV_QPS_RESET, IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS,
+		IBV_QPS_SQD, IBV_QPS_ERR,
+	};
+	struct slot *s = get(t, qps, NQP);
+	struct ibv_qp_attr a = {
+		.qp_state = states[below(t, 6)],
+		.pkey_index = below(t, 8) ? 0 : below(t, 20),
+		.port_num = below(t, 8) ? 1 : below(t, 3),
+		.qp_access_flags = any_access(t),
+		.qkey = below(t, 2) ? 0x11111111 : rnd(t),
+		.path_mtu = 1 + below(t, 5),
+		.dest_qp_num = any_qpn(t),
+		.rq_psn = below(t, 1 << 24),
+		.sq_psn = below(t, 1 << 24),
+		.max_dest_rd_atomic = below(t, 20),
+		.max_rd_atomic = below(t, 20),
+		.min_rnr_timer = below(t, 32),
+		.timeout = below(t, 4) ? 10 + below(t, 6) : below(t, 32),
+		.retry_cnt = below(t, 8),
+		.rnr_retry = below(t, 8),
+		.en_sqd_async_notify = below(t, 2),
+	};
+	int mask = IBV_QP_STATE;
+
+	a.ah_attr.dlid = below(t, 8) ? lid : below(t, 0x10000);
+	a.ah_attr.port_num = 1;
+	a.ah_attr.sl = below(t, 16);
+	switch (a.qp_state) {
+	case IBV_QPS_INIT:
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+		mask |= below(t, 2) ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
+		break;
+	case IBV_QPS_RTR:
+		mask |= below(t, 2) ? IBV_QP_AV | IBV_QP_PATH_MTU |
+				      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				      IBV_QP_MAX_DEST_RD_ATOMIC |
+				      IBV_QP_MIN_RNR_TIMER : 0;
+		break;
+	case IBV_QPS_RTS:
+		mask |= IBV_QP_SQ_PSN;
+		mask |= below(t, 2) ? IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				      IBV_QP_RNR_RETRY |
+				      IBV_QP_MAX_QP_RD_ATOMIC : 0;
+		break;
+	case IBV_QPS_SQD:
+		mask |= IBV_QP_EN_SQD_ASYNC_NOTIFY;
+		break;
+	default:
+		break;
+	}
+	if (below(t, 16) == 0)
+		mask |= rnd(t) & 0x1fffff;
+	if (s->obj)
+		count(t, !ibv_modify_qp(s->obj, &a, mask));
+	put(s);
+}
+
+static void op_mr(struct thread *t)
+{
+	struct slot *s = &mrs[below(t, NMR)];
+	struct slot *p;
+
+	pthread_rwlock_wrlock(&s->lock);
+	if (s->obj && below(t, 3) == 0) {
+		int flags = below(t, 8);
+
+		p = get(t, pds, NPD);
+		/* libibverbs reads the new PD's handle: a real one */
+		if (!p->obj)
+			flags &= ~IBV_REREG_MR_CHANGE_PD;
+		count(t, !ibv_rereg_mr(s->obj, flags, p->obj,
+				       buf + below(t, BUF_LEN / 2),
+				       below(t, BUF_LEN / 2), any_access(t)));
+		put(p);
+	} else if (s->obj) {
+		if (!ibv_dereg_mr(s->obj))
+			s->obj = NULL;
+		count(t, !s->obj);
+	} else {
+		size_t off = below(t, BUF_LEN);
+
+		p = get(t, pds, NPD);
+		if (p->obj) {
+			s->obj = ibv_reg_mr(p->obj, buf + off,
+					    below(t, BUF_LEN - off + 4096),
+					    any_access(t));
+			count(t, !!s->obj);
+		}
+		put(p);
+	}
+	pthread_rwlock_unlock(&s->lock);
+}
+
+static void fill_sges(struct thread *t, struct ibv_sge *sge, int *n)
+{
+	int i;
+
+	*n = below(t, 5);
+	for (i = 0; i < *n; i++) {
+		sge[i].addr = any_addr(t);
+		sge[i].length = any_len(t);
+		sge[i].lkey = any_lkey(t);
+	}
+}
+
+static void op_post_send(struct thread *t)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,
+		IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD,
+		IBV_WR_LOCAL_INV, IBV_WR_SEND_WITH_INV,
+	};
+	struct slot *s = get(t, qps, NQP);
+	struct ibv_send_wr wr[2] = {}, *bad;
+	struct ibv_sge sge[2][4];
+	int i, n = 1 + below(t, 2);
+	bool ud = s->obj && ((struct ibv_qp *)s->obj)->qp_type == IBV_QPT_UD;
+
+	for (i = 0; i < n; i++) {
+		wr[i].wr_id = rnd(t);
+		wr[i].opcode = below(t, 16) ? ops[below(t, 9)] : rnd(t) % 64;
+		wr[i].send_flags = below(t, 16) ? below(t, 16) : rnd(t);
+		fill_sges(t, sge[i], &wr[i].num_sge);
+		wr[i].sg_list = sge[i];
+		wr[i].imm_data = rnd(t);
+		wr[i].wr.rdma.remote_addr = any_addr(t);
+		wr[i].wr.rdma.rkey = any_lkey(t);
+		if (wr[i].opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		    wr[i].opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+			wr[i].wr.atomic.remote_addr = any_addr(t) & ~7ULL;
+			wr[i].wr.atomic.rkey = any_lkey(t);
+			wr[i].wr.atomic.compare_add = rnd(t);
+		}
+		/* the provider reads a UD WR's AH: always a real one */
+		if (ud) {
+			wr[i].wr.ud.ah = ah;
+			wr[i].wr.ud.remote_qpn = any_qpn(t);
+			wr[i].wr.ud.remote_qkey = 0x11111111;
+		}
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	if (s->obj)
+		count(t, !ibv_post_send(s->obj, wr, &bad));
+	put(s);
+}
+
+static void op_post_recv(struct thread *t)
+{
+	struct slot *s = get(t, qps, NQP);
+	struct ibv_recv_wr wr = {}, *bad;
+	struct ibv_sge sge[4];
+
+	wr.wr_id = rnd(t);
+	fill_sges(t, sge, &wr.num_sge);
+	wr.sg_list = sge;
+	if (s->obj)
+		count(t, !ibv_post_recv(s->obj, &wr, &bad));
+	put(s);
+}
+
+static void *run(void *arg)
+{
+	struct thread *t = arg;
+	unsigned long i;
+
+	for (i = 0; i < t->n; i++) {
+		switch (below(t, 16)) {
+		case 0:
+			op_pd(t);
+			break;
+		case 1:
+			op_cq(t);
+			break;
+		case 2:
+		case 3:
+			op_qp(t);
+			break;
+		case 4:
+		case 5:
+		case 6:
+			op_modify(t);
+			break;
+		case 7:
+		case 8:
+			op_mr(t);
+			break;
+		case 9:
+		case 10:
+		case 11:
+			op_post_send(t);
+			break;
+		case 12:
+		case 13:
+			op_post_recv(t);
+			break;
+		default:
+			op_poll(t);
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int fail(const char *why)
+{
+	printf("result FAIL (%s: %s)\n", why, strerror(errno));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *ibdev = "rdmasim0";
+	struct thread th[MAX_THREADS] = {};
+	unsigned long calls = 2000, seed = time(NULL);
+	struct ibv_device **list, *dev = NULL;
+	struct ibv_ah_attr aa = { .port_num = 1 };
+	struct ibv_port_attr port;
+	int i, n, opt, nthreads = 2;
+
+	while ((opt = getopt(argc, argv, "d:s:n:t:")) != -1) {
+		switch (opt) {
+		case 'd':
+			ibdev = optarg;
+			break;
+		case 's':
+			seed = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			calls = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			nthreads = atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-d ibdev] [-s seed] [-n calls] [-t threads]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (nthreads < 1 || nthreads > MAX_THREADS)
+		return 2;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("seed %lu\n", seed);
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return fail("ibv_get_device_list");
+	for (i = 0; i < n && !dev; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), ibdev))
+			dev = list[i];
+	if (!dev)
+		return fail("no such device");
+	ctx = ibv_open_device(dev);
+	ibv_free_device_list(list);
+	if (!ctx || ibv_query_port(ctx, 1, &port))
+		return fail("open");
+	lid = port.lid;
+	buf = aligned_alloc(4096, BUF_LEN);
+	base_pd = ibv_alloc_pd(ctx);
+	if (!buf || !base_pd)
+		return fail("buffer, pd");
+	memset(buf, 0x5a, BUF_LEN);
+	aa.dlid = lid;
+	ah = ibv_create_ah(base_pd, &aa);
+	if (!ah)
+		return fail("ah");
+	for (i = 0; i < NPD; i++)
+		pthread_rwlock_init(&pds[i].lock, NULL);
+	for (i = 0; i < NCQ; i++)
+		pthread_rwlock_init(&cqs[i].lock, NULL);
+	for (i = 0; i < NQP; i++)
+		pthread_rwlock_init(&qps[i].lock, NULL);
+	for (i = 0; i < NMR; i++)
+		pthread_rwlock_init(&mrs[i].lock, NULL);
+
+	for (i = 0; i < nthreads; i++) {
+		th[i].id = i;
+		th[i].n = calls;
+		th[i].rnd = (seed * 2654435761ULL) ^ (0x9e3779b97f4a7c15ULL * (i + 1));
+		if (!th[i].rnd)
+			th[i].rnd = 1;
+		if (pthread_create(&th[i].t, NULL, run, &th[i]))
+			return fail("pthread_create");
+	}
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(th[i].t, NULL);
+		printf("thread %d: %lu calls, %lu ok\n", i, th[i].calls,
+		       th[i].ok);
+	}
+	/* everything still alive: the kernel frees it with the file */
+	errno = 0;
+	i = ibv_close_device(ctx);
+	printf("close %d\n", i ? errno : 0);
+	if (i)
+		return fail("close");
+	printf("result PASS\n");
+	return 0;
+}
