@@ -139,9 +139,27 @@ struct ib_qp *dp_qp(struct kunit *test, struct dp_fixture *f,
 int dp_connect(struct dp_fixture *f, struct ib_qp *qp, u32 dest, int access,
 	       u8 rnr_retry)
 {
+	return dp_connect_pkey(f, qp, dest, access, rnr_retry, 0);
+}
+
+/**
+ * dp_connect_pkey() - dp_connect() with the QP's P_Key index
+ * @f: the fixture (the port's LID)
+ * @qp: the QP
+ * @dest: the QP number it sends to
+ * @access: its remote access flags
+ * @rnr_retry: its RNR retry count (7: for ever)
+ * @pkey_index: its P_Key index (the port's table: 0 is 0xffff)
+ *
+ * Return: 0, or the errno of the ib_modify_qp() that failed.
+ */
+int dp_connect_pkey(struct dp_fixture *f, struct ib_qp *qp, u32 dest,
+		    int access, u8 rnr_retry, u16 pkey_index)
+{
 	bool rc = qp->qp_type == IB_QPT_RC;
 	struct ib_qp_attr qa = {
 		.qp_state = IB_QPS_INIT,
+		.pkey_index = pkey_index,
 		.port_num = 1,
 		.qp_access_flags = access,
 	};

@@ -343,10 +343,14 @@ static struct ib_cq *engine_cq(struct kunit *test, struct dp_fixture *f,
 	return cq;
 }
 
-/* a QP on @scq and @rcq, destroyed when the test ends */
+/*
+ * an RC QP on @scq and @rcq whose events go to @handler with @ctx (or
+ * nowhere), destroyed when the test ends
+ */
 static struct ib_qp *engine_qp(struct kunit *test, struct dp_fixture *f,
 			       struct ib_cq *scq, struct ib_cq *rcq,
-			       struct engine_handler *h)
+			       void (*handler)(struct ib_event *, void *),
+			       void *ctx)
 {
 	struct ib_qp_init_attr qa = {
 		.qp_type = IB_QPT_RC,
@@ -355,8 +359,8 @@ static struct ib_qp *engine_qp(struct kunit *test, struct dp_fixture *f,
 		.cap = { .max_send_wr = 32, .max_recv_wr = 16,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.port_num = 1,
-		.event_handler = h ? engine_qp_event : NULL,
-		.qp_context = h,
+		.event_handler = handler,
+		.qp_context = ctx,
 	};
 	struct ib_qp *qp = ib_create_qp(f->pd, &qa);
 
@@ -401,7 +405,7 @@ static void rsim_engine_test_others_handlers_elsewhere(struct kunit *test)
 	init_completion(&qph->done);
 	rcq = engine_cq(test, f, cqh);
 	a = dp_qp(test, f, IB_QPT_RC, f->pd);
-	r = engine_qp(test, f, f->cq, rcq, qph);
+	r = engine_qp(test, f, f->cq, rcq, engine_qp_event, qph);
 	KUNIT_ASSERT_EQ(test, dp_connect(f, a, r->qp_num, DP_ACCESS, 7), 0);
 	KUNIT_ASSERT_EQ(test, dp_connect(f, r, a->qp_num, DP_ACCESS, 7), 0);
 	KUNIT_ASSERT_EQ(test, dp_post_recv(r, 1, f->dst.dma, 64,
@@ -447,7 +451,7 @@ static void rsim_engine_test_handler_depth_bounded(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	cq = engine_cq(test, f, h);
-	q = engine_qp(test, f, cq, cq, NULL);
+	q = engine_qp(test, f, cq, cq, NULL, NULL);
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(q, &qa, IB_QP_STATE), -EINVAL);
 	KUNIT_ASSERT_EQ(test, dp_connect(f, q, q->qp_num, DP_ACCESS, 7), 0);
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(q, &qa, IB_QP_STATE), 0);
@@ -519,12 +523,6 @@ static void rsim_engine_test_rc_pkey(struct kunit *test)
 	struct dp_fixture *f = dp_fixture(test);
 	struct ib_qp *a = dp_qp(test, f, IB_QPT_RC, f->pd);
 	struct ib_qp *b = dp_qp(test, f, IB_QPT_RC, f->pd);
-	struct ib_qp_attr qa = {
-		.qp_state = IB_QPS_INIT,
-		.pkey_index = 1,
-		.port_num = 1,
-		.qp_access_flags = DP_ACCESS,
-	};
 	struct ib_send_wr wr = {
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
@@ -533,23 +531,8 @@ static void rsim_engine_test_rc_pkey(struct kunit *test)
 	u32 viol;
 
 	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 7), 0);
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(b, &qa, IB_QP_STATE |
-					   IB_QP_PKEY_INDEX | IB_QP_PORT |
-					   IB_QP_ACCESS_FLAGS), 0);
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_state = IB_QPS_RTR;
-	qa.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
-	rdma_ah_set_port_num(&qa.ah_attr, 1);
-	rdma_ah_set_dlid(&qa.ah_attr, f->rsim->port.lid);
-	qa.path_mtu = IB_MTU_4096;
-	qa.dest_qp_num = a->qp_num;
-	qa.max_dest_rd_atomic = 4;
-	qa.min_rnr_timer = 1;
-	KUNIT_ASSERT_EQ(test, ib_modify_qp(b, &qa, IB_QP_STATE | IB_QP_AV |
-					   IB_QP_PATH_MTU | IB_QP_DEST_QPN |
-					   IB_QP_RQ_PSN |
-					   IB_QP_MAX_DEST_RD_ATOMIC |
-					   IB_QP_MIN_RNR_TIMER), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect_pkey(f, b, a->qp_num, DP_ACCESS, 7,
+					      1), 0);
 	KUNIT_ASSERT_EQ(test, dp_post_recv(b, 5, f->dst.dma, 64,
 					   f->pd->local_dma_lkey), 0);
 	spin_lock_bh(&f->rsim->port.lock);
@@ -583,15 +566,6 @@ static void rsim_engine_test_sq_drained(struct kunit *test)
 	struct dp_fixture *f = dp_fixture(test);
 	struct completion *done = kunit_kzalloc(test, sizeof(*done),
 						GFP_KERNEL);
-	struct ib_qp_init_attr ia = {
-		.qp_type = IB_QPT_RC,
-		.send_cq = f->cq,
-		.recv_cq = f->cq,
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.port_num = 1,
-		.event_handler = engine_sqd_event,
-	};
 	struct ib_qp_attr qa = {
 		.qp_state = IB_QPS_SQD,
 		.en_sqd_async_notify = 1,
@@ -606,11 +580,7 @@ static void rsim_engine_test_sq_drained(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, done);
 	init_completion(done);
-	ia.qp_context = done;
-	q = ib_create_qp(f->pd, &ia);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, q);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dp_qp_destroy,
-							q), 0);
+	q = engine_qp(test, f, f->cq, f->cq, engine_sqd_event, done);
 	KUNIT_ASSERT_EQ(test, dp_connect(f, q, q->qp_num, DP_ACCESS, 7), 0);
 	KUNIT_ASSERT_EQ(test, ib_modify_qp(q, &qa, IB_QP_STATE |
 					   IB_QP_EN_SQD_ASYNC_NOTIFY), 0);

@@ -47,6 +47,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "rsim_open.h"
+
 #define NPD	4
 #define NCQ	6
 #define NQP	10
@@ -490,10 +492,9 @@ int main(int argc, char **argv)
 	const char *ibdev = "rdmasim0";
 	struct thread th[MAX_THREADS] = {};
 	unsigned long calls = 2000, seed = time(NULL);
-	struct ibv_device **list, *dev = NULL;
 	struct ibv_ah_attr aa = { .port_num = 1 };
 	struct ibv_port_attr port;
-	int i, n, opt, nthreads = 2;
+	int i, opt, nthreads = 2;
 
 	while ((opt = getopt(argc, argv, "d:s:n:t:")) != -1) {
 		switch (opt) {
@@ -520,16 +521,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("seed %lu\n", seed);
 
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return fail("ibv_get_device_list");
-	for (i = 0; i < n && !dev; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), ibdev))
-			dev = list[i];
-	if (!dev)
-		return fail("no such device");
-	ctx = ibv_open_device(dev);
-	ibv_free_device_list(list);
+	ctx = rsim_open_device(ibdev);
 	if (!ctx || ibv_query_port(ctx, 1, &port))
 		return fail("open");
 	lid = port.lid;

@@ -28,6 +28,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "rsim_open.h"
+
 #define BUF_LEN (64 * 1024)
 #define DM_LEN 4096
 /* how long it waits for the go file: the selftest's removal and a margin */
@@ -96,7 +98,6 @@ int main(int argc, char **argv)
 	};
 	struct ibv_alloc_dm_attr da = { .length = DM_LEN };
 	const char *ibdev = "rdmasim0", *gofile;
-	struct ibv_device **list, *dev = NULL;
 	struct ibv_async_event ev;
 	struct ibv_port_attr port;
 	struct ibv_context *ctx;
@@ -107,7 +108,7 @@ int main(int argc, char **argv)
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct stat st;
-	int i, n, opt, ret;
+	int i, opt, ret;
 	void *buf;
 
 	while ((opt = getopt(argc, argv, "d:")) != -1) {
@@ -125,18 +126,9 @@ int main(int argc, char **argv)
 	gofile = argv[optind];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	list = ibv_get_device_list(&n);
-	if (!list)
-		return fail("ibv_get_device_list");
-	for (i = 0; i < n && !dev; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), ibdev))
-			dev = list[i];
-	if (!dev)
-		return fail("no such device");
-	ctx = ibv_open_device(dev);
-	ibv_free_device_list(list);
+	ctx = rsim_open_device(ibdev);
 	if (!ctx)
-		return fail("ibv_open_device");
+		return fail("open");
 	buf = calloc(1, BUF_LEN);
 	if (!buf || ibv_query_port(ctx, 1, &port))
 		return fail("query_port");

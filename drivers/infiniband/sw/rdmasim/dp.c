@@ -1426,75 +1426,54 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
 }
 
 /*
- * An RNR NAK: wait for a receive WR (rnr_retry 7), or retry when the
- * responder's RNR timer expires until rnr_retry retries are spent (the
- * timer has a jiffy's granularity at least). The first NAK of a WR and
- * each NAK of a retry the timer started count; a retry its responder's
+ * Wait for the send queue's head to be retried (the owner becomes
+ * RSIM_SQ_RNR), for one of two reasons:
+ *
+ * - an RNR NAK (@ack false): wait for a receive WR (rnr_retry 7), or
+ *   retry when the responder's RNR timer expires until rnr_retry retries
+ *   are spent;
+ * - no responder answered an RC request (@ack true: none exists, it is
+ *   not connected back, not ready to receive, or its P_Key does not
+ *   match): retry when the transport timer expires (rsim_ack_delay())
+ *   until retry_cnt retries are spent; timeout 0 waits for ever.
+ *
+ * The timers have a jiffy's granularity at least. The first try of a WR
+ * and each retry the timer started count; a retry its responder's
  * wake-up started (rsim_dp_wake_qpn()) does not, and leaves an armed
  * timer as it is. Returns false if the WR must complete with
- * IB_WC_RNR_RETRY_EXC_ERR instead.
+ * IB_WC_RNR_RETRY_EXC_ERR (or IB_WC_RETRY_EXC_ERR) instead.
  */
-static bool rsim_dp_rnr_park(struct rsim_exec *x, struct rsim_budget *b)
+static bool rsim_dp_park(struct rsim_exec *x, struct rsim_budget *b,
+			 bool ack)
 {
 	struct rsim_qp *qp = x->qp;
+	u8 *tries = ack ? &qp->ack_tries : &qp->rnr_tries;
+	u8 limit = ack ? x->retry_cnt : x->rnr_retry;
+	bool forever = ack ? !x->timeout : x->rnr_retry == RSIM_RNR_INFINITE;
 	unsigned long delay, flags;
 	bool first, counts;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	first = !qp->rnr_tries;
+	first = !*tries;
 	counts = first || b->rnr_timer;
-	if (x->rnr_retry != RSIM_RNR_INFINITE && counts &&
-	    qp->rnr_tries >= x->rnr_retry) {
+	if (!forever && counts && *tries >= limit) {
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return false;
 	}
 	rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
-	qp->ack_wait = false;
-	if (x->rnr_retry == RSIM_RNR_INFINITE) {
-		qp->rnr_tries = 1;
+	qp->ack_wait = ack;
+	if (forever) {
+		*tries = 1;
 	} else {
-		delay = usecs_to_jiffies(rsim_rnr_usec[x->rnr_timer]);
-		qp->rnr_tries += counts;
+		delay = ack ? rsim_ack_delay(x->timeout) :
+			usecs_to_jiffies(rsim_rnr_usec[x->rnr_timer]);
+		*tries += counts;
 		/* uncounted: the timer goes on as it was, or anew if it fired */
 		rsim_dp_arm_locked(qp, delay, !counts);
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (first)
+	if (first && !ack)
 		b->did.rnr_waits++;
-	return true;
-}
-
-/*
- * No responder answered an RC request (none exists, it is not connected
- * back, not ready to receive, or its P_Key does not match): the request
- * is sent again when the transport timer expires (rsim_ack_delay()), until
- * retry_cnt retries are spent; timeout 0 waits for ever. As for an RNR
- * NAK, the first try and each retry the timer started count; a retry that
- * the responder's wake-up started (it connected back, or changed state)
- * does not. Returns false if the WR must complete with
- * IB_WC_RETRY_EXC_ERR instead.
- */
-static bool rsim_dp_ack_park(struct rsim_exec *x, struct rsim_budget *b)
-{
-	struct rsim_qp *qp = x->qp;
-	unsigned long flags;
-	bool counts;
-
-	spin_lock_irqsave(&qp->lock, flags);
-	counts = !qp->ack_tries || b->rnr_timer;
-	if (x->timeout && counts && qp->ack_tries >= x->retry_cnt) {
-		spin_unlock_irqrestore(&qp->lock, flags);
-		return false;
-	}
-	rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
-	qp->ack_wait = true;
-	if (!x->timeout) {
-		qp->ack_tries = 1;
-	} else {
-		qp->ack_tries += counts;
-		rsim_dp_arm_locked(qp, rsim_ack_delay(x->timeout), !counts);
-	}
-	spin_unlock_irqrestore(&qp->lock, flags);
 	return true;
 }
 
@@ -1516,19 +1495,14 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 	if (x->rsim->dp_test_hook)
 		x->rsim->dp_test_hook(qp, status);
 #endif
-	if (status == RSIM_EXEC_WAIT) {
+	if (status == RSIM_EXEC_WAIT || status == RSIM_EXEC_NOACK) {
+		bool ack = status == RSIM_EXEC_NOACK;
+
 		rsim_dp_notify(&x->n, b, qp);
 		rsim_dp_release(x);
-		if (rsim_dp_rnr_park(x, b))
+		if (rsim_dp_park(x, b, ack))
 			return false;
-		status = IB_WC_RNR_RETRY_EXC_ERR;
-	}
-	if (status == RSIM_EXEC_NOACK) {
-		rsim_dp_notify(&x->n, b, qp);
-		rsim_dp_release(x);
-		if (rsim_dp_ack_park(x, b))
-			return false;
-		status = IB_WC_RETRY_EXC_ERR;
+		status = ack ? IB_WC_RETRY_EXC_ERR : IB_WC_RNR_RETRY_EXC_ERR;
 	}
 	if (status == RSIM_EXEC_MOVE) {
 		rsim_dp_notify(&x->n, b, qp);
