@@ -15,6 +15,8 @@
 #   make rdma-core-tests		rdma-core's tests on rdmasim0 and rxe0
 #   make stock				Debian's stock 6.1, 6.12 and 7.3
 #					under QEMU (scripts/lib-stock.sh): no UML
+#   check-part.sh tree debug|bench	that UML kernel built and cached,
+#					nothing booted (make check's filler)
 #
 # Uses lib.sh's RSIM_OUT, lib-kernel.sh's RSIM_MODDIR (rsim_uml_ready) and
 # lib-boots.sh's RSIM_JUDGE_KUNIT.
@@ -25,7 +27,7 @@ set -euo pipefail
 # shellcheck source=lib-stock.sh
 . "$(dirname "$0")/lib-stock.sh"
 
-part=${1:?usage: scripts/check-part.sh kunit [GLOB] | selftest | smp | rdmacore | stock}
+part=${1:?usage: scripts/check-part.sh kunit [GLOB] | selftest | smp | rdmacore | stock | tree debug|bench}
 glob=${2:-*}
 mkdir -p "$RSIM_OUT"
 # alone, a summary of its own; in make check's background (RSIM_CHECK),
@@ -50,6 +52,14 @@ if [ "$part" = stock ]; then
 	done
 	[ $fail = 0 ] || die "make stock failed (logs: $RSIM_OUT/stock-*.log)"
 	stage "stock passed (logs: $RSIM_OUT/stock-*.log)"
+	exit 0
+elif [ "$part" = tree ]; then
+	# make check's early filler: one UML kernel (debug or bench) built
+	# and cached, nothing booted
+	case $glob in debug | bench) ;; *) die "tree $glob: debug or bench" ;; esac
+	"$RSIM_TOP/scripts/setup-host.sh"
+	rsim_fetch_source "${RSIM_SERIES:-7.3}"
+	rsim_build_uml "$glob"
 	exit 0
 elif [ "$part" = smp ]; then
 	rsim_uml_ready bench uml-7.3-bench

@@ -74,6 +74,28 @@ rsim_bg "$RSIM_OUT/dkms.log" rsim_step "DKMS (stock 6.1 headers)" \
 	"$RSIM_TOP/scripts/dkms.sh" check "${RSIM_STOCK_KDIR##*/linux-headers-}" \
 	>"$RSIM_OUT/dkms.log" 2>&1
 
+# The fillers: work that nothing waits for until the end, started now at
+# nice 19 (scripts/lib-boots.sh) so that it takes the CPU the debug
+# kernel's chain leaves idle (downloads, unpacking and configuring the
+# source, the kernel's link, rdma-core's cmake: about one CPU in three of
+# a cold run's first twenty minutes), then put back to nice 0 once that
+# chain's boots have started: make check-6.12 (its own kernel, source
+# and boots), lint, and the non-debug kernel (make bench's: the two-CPU
+# boot and rdma-core's tests on rxe0).
+# shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>
+rsim_filler "$RSIM_OUT/check-6.12.log" "$RSIM_TOP/scripts/check-6.12.sh" \
+	>"$RSIM_OUT/check-6.12.log" 2>&1
+stage "make check-6.12, in the background: $RSIM_OUT/check-6.12.log"
+rsim_fetch_source "${RSIM_SERIES:-7.3}"
+# shellcheck disable=SC2094 # likewise
+rsim_filler "$RSIM_OUT/lint.log" rsim_step "lint" "$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC" \
+	>"$RSIM_OUT/lint.log" 2>&1
+stage "lint, in the background: $RSIM_OUT/lint.log"
+# shellcheck disable=SC2094 # likewise
+rsim_filler "$RSIM_OUT/bench-tree.log" "$RSIM_TOP/scripts/check-part.sh" tree bench \
+	>"$RSIM_OUT/bench-tree.log" 2>&1
+stage "the non-debug kernel, in the background: $RSIM_OUT/bench-tree.log"
+
 # the debug kernel next: its boots are the longest part after the stock
 # job's, and start as soon as it and the modules are there
 t0=$(date +%s)
@@ -90,22 +112,13 @@ rsim_boot conformance "$RSIM_OUT/uml-conformance.log"
 rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
 
-# beside the boots, in the background with its own judge: the KUnit and
-# conformance suites on Debian 13's 6.12 (make check-6.12, its kernel
-# built there the first time)
-# shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>
-rsim_bg "$RSIM_OUT/check-6.12.log" "$RSIM_TOP/scripts/check-6.12.sh" \
-	>"$RSIM_OUT/check-6.12.log" 2>&1
-stage "make check-6.12, in the background: $RSIM_OUT/check-6.12.log"
-
-# shellcheck disable=SC2094 # likewise
-rsim_bg "$RSIM_OUT/lint.log" rsim_step "lint" "$RSIM_TOP/scripts/lint.sh" "$RSIM_KSRC" \
-	>"$RSIM_OUT/lint.log" 2>&1
-stage "lint, in the background: $RSIM_OUT/lint.log"
-# the non-debug kernel (make bench's, cached): rdma-core's tests on rxe0
-# (or their earlier result, same inputs) as soon as it is built, since
-# nothing of rdmasim's is loaded there; then rdmasim built against it and
-# the two-CPU boot
+# the debug chain's serial work is done: the fillers share the CPUs
+# equally with the boots from now on
+rsim_fillers_unnice
+# the non-debug kernel (the filler's, or cached): rdma-core's tests on
+# rxe0 (or their earlier result, same inputs) as soon as it is built,
+# since nothing of rdmasim's is loaded there; then rdmasim built against
+# it and the two-CPU boot
 rsim_build_uml bench
 rsim_rdmacore_rxe_boot "$RSIM_OUT/uml-rdmacore-rxe0.log"
 rsim_uml_ready bench uml-7.3-bench

@@ -7,6 +7,8 @@
 # RSIM_MODDIR), which scripts/boot-uml.sh reads.
 #
 #   rsim_boot mode log [VAR=value...]	start a boot in the background
+#   rsim_filler log cmd...		background work at nice 19, early
+#   rsim_fillers_unnice			the fillers back to nice 0
 #   rsim_boots_wait			wait for them all; fail if one failed
 #   rsim_mutant_build			-> RSIM_MUTANT_MODDIR, RSIM_MUTANT_ARG
 #   rsim_mutant_judge log		the suites must see the broken rule
@@ -33,9 +35,22 @@ rsim_bg() {
 	shift
 	(
 		t0=$(date +%s)
-		"$@" &
+		if [ -n "${RSIM_BG_NICE:-}" ]; then
+			# job control: cmd leads a process group of its own,
+			# at nice 19 from its first instruction on, and reads
+			# no terminal
+			set -m
+			(
+				renice -n 19 -p "$BASHPID" >/dev/null
+				"$@"
+			) </dev/null &
+		else
+			"$@" &
+		fi
 		c=$!
-		trap 'kill $c 2>/dev/null' TERM INT
+		# a filler leads a process group of its own: all of it goes
+		trap 'kill -- -$c 2>/dev/null || kill $c 2>/dev/null' TERM INT
+		echo $c >"$log.pid"
 		rc=0
 		wait $c || rc=$?
 		# a trap ended the first wait: cmd is still going down
@@ -43,11 +58,42 @@ rsim_bg() {
 			rc=0
 			wait $c || rc=$?
 		fi
+		rm -f "$log.pid"
 		echo $(($(date +%s) - t0)) >"$log.wall"
 		exit $rc
 	) &
 	RSIM_BOOTS="$RSIM_BOOTS $!"
 	RSIM_BOOT_LOGS="$RSIM_BOOT_LOGS $log"
+}
+
+# rsim_filler <log> cmd...: rsim_bg, with cmd (a command or a function)
+# at nice 19 in a process group of its own: work nothing waits for yet, started
+# early so that it takes only the CPU time the foreground leaves (the
+# kernel's unpacking, configuring and linking, rdma-core's cmake: one CPU
+# of two) until rsim_fillers_unnice gives it an equal share.
+RSIM_FILLERS=''
+rsim_filler() {
+	local log=$1
+	shift
+	rm -f "$log.pid"
+	RSIM_BG_NICE=1
+	rsim_bg "$log" "$@"
+	RSIM_BG_NICE=
+	RSIM_FILLERS="$RSIM_FILLERS $log"
+}
+
+# rsim_fillers_unnice: every filler still running, back to nice 0 (its
+# whole process group: make's children inherit it), once the foreground's
+# own serial work is done. Unprivileged, the renice fails and the fillers
+# keep nice 19: slower to finish, never wrong.
+rsim_fillers_unnice() {
+	local log n=0 all=0
+	for log in $RSIM_FILLERS; do
+		all=$((all + 1))
+		[ -s "$log.pid" ] || continue
+		renice -n 0 -g "$(cat "$log.pid")" >/dev/null 2>&1 && n=$((n + 1))
+	done
+	stage "fillers at nice 0: $n of $all still running"
 }
 
 # rsim_boot <mode> <log> [VAR=value...]: scripts/boot-uml.sh in the
