@@ -6,7 +6,9 @@
  * fix: an owner that gives the queue up while it still holds the QP's
  * scratch lists, completions that outlive their QP, a stranger's QP
  * that wakes (and spends the RNR retries of) a requester it is not the
- * responder of, post_srq_recv running other QPs' queues, and handlers of
+ * responder of, post_srq_recv running other QPs' queues, a responder
+ * reset under a requester still taking its receive WRs, a reset that let
+ * a modify and a post in while it waited for the owner, and handlers of
  * other objects (or nested ones) running inside a caller's verb.
  */
 
@@ -258,6 +260,265 @@ static void rsim_engine_test_srq_post_runs_nothing(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
 	for (i = 0; i < 2; i++)
 		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+}
+
+/* the responder the peer hook sent back to RESET and INIT, and how */
+static struct ib_qp *engine_reset_peer;
+static int engine_reset_err = -EINVAL;
+
+/*
+ * One shot, on the requester's context (an inline run in the test's
+ * thread: it may sleep) between finding the responder and taking a
+ * receive WR there: the responder goes RESET -> INIT, as a concurrent
+ * modify_qp would take it.
+ */
+static void engine_peer_reset_hook(struct rsim_qp *qp, struct rsim_qp *peer)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
+
+	if (&peer->ibqp != engine_reset_peer)
+		return;
+	to_rsim_dev(qp->ibqp.device)->dp_peer_hook = NULL;
+	engine_reset_err = ib_modify_qp(&peer->ibqp, &a, IB_QP_STATE);
+	if (engine_reset_err)
+		return;
+	a.qp_state = IB_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = DP_ACCESS;
+	engine_reset_err = ib_modify_qp(&peer->ibqp, &a, IB_QP_STATE |
+					IB_QP_PKEY_INDEX | IB_QP_PORT |
+					IB_QP_ACCESS_FLAGS);
+}
+
+static void engine_peer_hook_clear(void *rsim)
+{
+	((struct rsim_dev *)rsim)->dp_peer_hook = NULL;
+}
+
+/*
+ * Defect 8: a responder in RESET or INIT still received (the engine
+ * refused only ERR), so an SRQ's receive WR was taken by a QP that had
+ * been reset meanwhile, and completed on its CQ after the reset had
+ * cleaned it. The responder of an SRQ holding one receive WR goes RESET
+ * -> INIT between the engine's lookup of it and the take: the receive
+ * WR must stay in the SRQ, nothing complete on the responder's CQ, and
+ * the SEND (rnr_retry 0) fail with IB_WC_RNR_RETRY_EXC_ERR.
+ */
+static void rsim_engine_test_reset_responder_takes_nothing(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = f->cq,
+		.recv_cq = f->cq,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		.port_num = 1,
+	};
+	struct ib_send_wr send = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_id = 1,
+	};
+	struct ib_sge sge = {
+		.addr = f->dst.dma,
+		.length = 64,
+		.lkey = f->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
+	struct ib_srq *srq;
+	struct ib_qp *a, *b;
+	struct ib_wc wc[2];
+	u32 left;
+	int err;
+
+	srq = ib_create_srq(f->pd, &sa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, srq);
+	err = kunit_add_action_or_reset(test, engine_srq_destroy, srq);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	qa.srq = srq;
+	b = ib_create_qp(f->pd, &qa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
+	err = kunit_add_action_or_reset(test, dp_qp_destroy, b);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	a = dp_qp(test, f, IB_QPT_RC, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 0), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, b, a->qp_num, DP_ACCESS, 0), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &rwr, NULL), 0);
+
+	engine_reset_peer = b;
+	engine_reset_err = -EINVAL;
+	err = kunit_add_action_or_reset(test, engine_peer_hook_clear, f->rsim);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	f->rsim->dp_peer_hook = engine_peer_reset_hook;
+	KUNIT_ASSERT_EQ(test, dp_post(a, &send, f->src.dma, 64,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, engine_reset_err, 0);
+	KUNIT_EXPECT_PTR_EQ(test, wc[0].qp, a);
+	KUNIT_EXPECT_EQ(test, wc[0].wr_id, 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_RNR_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 2), 0);
+	left = READ_ONCE(to_rsim_srq(srq)->rq.count);
+	KUNIT_EXPECT_EQ(test, left, 1);
+}
+
+/* defect 3's actors: a poster held inside the engine, a reset, a modify */
+struct engine_r3 {
+	struct dp_fixture *f;
+	struct completion running;	/* the poster's run is in the hook */
+	struct completion release;	/* ... and may go on */
+	struct completion posted, reset, rts;
+	int post_err, reset_err, rts_err;
+};
+
+static struct engine_r3 *engine_r3;
+
+/* one shot: the owner, after executing its WR, waits to be released */
+static void engine_r3_hook(struct rsim_qp *qp, int status)
+{
+	to_rsim_dev(qp->ibqp.device)->dp_test_hook = NULL;
+	complete(&engine_r3->running);
+	wait_for_completion_timeout(&engine_r3->release, 10 * HZ);
+}
+
+static void engine_r3_hook_clear(void *rsim)
+{
+	((struct rsim_dev *)rsim)->dp_test_hook = NULL;
+	complete(&engine_r3->release);
+}
+
+static int engine_r3_post_fn(void *arg)
+{
+	struct engine_r3 *r = arg;
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_id = 1,
+	};
+
+	r->post_err = dp_post(r->f->a, &wr, r->f->src.dma, 64,
+			      r->f->pd->local_dma_lkey);
+	complete(&r->posted);
+	return 0;
+}
+
+static int engine_r3_reset_fn(void *arg)
+{
+	struct engine_r3 *r = arg;
+	struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
+
+	r->reset_err = ib_modify_qp(r->f->a, &a, IB_QP_STATE);
+	complete(&r->reset);
+	return 0;
+}
+
+static int engine_r3_rts_fn(void *arg)
+{
+	struct engine_r3 *r = arg;
+
+	r->rts_err = dp_connect(r->f, r->f->a, r->f->b->qp_num, DP_ACCESS, 7);
+	complete(&r->rts);
+	return 0;
+}
+
+/* the thread's completion, or false after five seconds */
+static bool engine_r3_wait(struct completion *c)
+{
+	return wait_for_completion_timeout(c, 5 * HZ);
+}
+
+/*
+ * Defect 3: modify_qp(RESET) set the state and dropped the QP's lock to
+ * wait for the send queue's owner; meanwhile a second modify_qp took the
+ * QP back to RTS and a post claimed the queue, and the reset then zeroed
+ * the queue and made it nobody's under a live owner (two owners, and
+ * WARN_ON_ONCE(!wq->count)). Here the owner is held inside the engine
+ * (the test hook, after its WR executed) while a reset waits for it: a
+ * modify to RTS must wait for the reset, a post must be refused, and the
+ * owner must still own the queue; released, the reset finishes, the
+ * modify follows, and the QP works with one owner and an empty queue.
+ */
+static void rsim_engine_test_reset_waits_alone(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct rsim_qp *qp = to_rsim_qp(f->a);
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_id = 9,
+	};
+	enum rsim_sq_owner owner;
+	enum ib_qp_state state;
+	struct engine_r3 *r;
+	struct ib_wc wc;
+	int i, err, n;
+
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->f = f;
+	init_completion(&r->running);
+	init_completion(&r->release);
+	init_completion(&r->posted);
+	init_completion(&r->reset);
+	init_completion(&r->rts);
+	engine_r3 = r;
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 100, f->dst.dma, 64,
+					   f->pd->local_dma_lkey), 0);
+	err = kunit_add_action_or_reset(test, engine_r3_hook_clear, f->rsim);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	f->rsim->dp_test_hook = engine_r3_hook;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(engine_r3_post_fn, r,
+						    "r3_post")));
+	KUNIT_ASSERT_TRUE(test, engine_r3_wait(&r->running));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(engine_r3_reset_fn, r,
+						    "r3_reset")));
+	for (i = 0; i < 500 && !READ_ONCE(qp->stopping); i++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(qp->stopping));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(engine_r3_rts_fn, r,
+						    "r3_rts")));
+	msleep(50);
+	/* the reset waits for the owner, and nothing else gets in */
+	KUNIT_EXPECT_FALSE(test, completion_done(&r->reset));
+	KUNIT_EXPECT_FALSE(test, completion_done(&r->rts));
+	state = READ_ONCE(qp->state);
+	KUNIT_EXPECT_EQ(test, state, IB_QPS_RESET);
+	KUNIT_EXPECT_NE(test, dp_post(f->a, &wr, f->src.dma, 64,
+				      f->pd->local_dma_lkey), 0);
+	owner = READ_ONCE(qp->owner);
+	KUNIT_EXPECT_EQ(test, owner, RSIM_SQ_RUNNING);
+
+	complete(&r->release);
+	KUNIT_ASSERT_TRUE(test, engine_r3_wait(&r->posted));
+	KUNIT_ASSERT_TRUE(test, engine_r3_wait(&r->reset));
+	KUNIT_ASSERT_TRUE(test, engine_r3_wait(&r->rts));
+	KUNIT_EXPECT_EQ(test, r->post_err, 0);
+	KUNIT_EXPECT_EQ(test, r->reset_err, 0);
+	KUNIT_EXPECT_EQ(test, r->rts_err, 0);
+	state = READ_ONCE(qp->state);
+	owner = READ_ONCE(qp->owner);
+	KUNIT_EXPECT_EQ(test, state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, owner, RSIM_SQ_IDLE);
+	KUNIT_EXPECT_EQ(test, qp->sq.count, 0);
+
+	/* one owner again: a SEND goes through */
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 101, f->dst.dma, 64,
+					   f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 64,
+				      f->pd->local_dma_lkey), 0);
+	for (i = 0; i < 4; i++) {
+		n = dp_wait(f->cq, &wc, 1);
+		KUNIT_ASSERT_EQ(test, n, 1);
+		if (wc.qp == f->a)
+			break;
+	}
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 9);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 }
 
 /* what a handler saw of where it ran */
@@ -987,6 +1248,8 @@ static struct kunit_case rsim_engine_test_cases[] = {
 	KUNIT_CASE(rsim_engine_test_destroy_cleans_cq),
 	KUNIT_CASE(rsim_engine_test_stranger_cannot_wake),
 	KUNIT_CASE(rsim_engine_test_srq_post_runs_nothing),
+	KUNIT_CASE(rsim_engine_test_reset_responder_takes_nothing),
+	KUNIT_CASE(rsim_engine_test_reset_waits_alone),
 	KUNIT_CASE(rsim_engine_test_others_handlers_elsewhere),
 	KUNIT_CASE(rsim_engine_test_handler_depth_bounded),
 	KUNIT_CASE(rsim_engine_test_no_answer_retries),

@@ -8,7 +8,10 @@
 #    no pool;
 #  - the conformance module's bench suite (suites=bench): ns per
 #    REG_MR + 4 KiB RDMA WRITE + LOCAL_INV cycle on every device, with
-#    ratios against rdmasim0.
+#    ratios against rdmasim0;
+#  - ibv_rc_pingpong between two processes with completion events (-e),
+#    64 bytes, on rdmasim0 and rxe0 (scripts/guest/bench-pingpong.sh):
+#    microseconds per round trip, with ratios against rdmasim0.
 # Never fails on speed. Uses lib.sh's RSIM_TOP and RSIM_OUT, and
 # lib-kernel.sh's rsim_uml_ready.
 set -euo pipefail
@@ -28,5 +31,17 @@ awk '/rdma_conformance: bench / {
 	for (i = 1; i <= n; i++)
 		printf "  %-10s %9d ns per cycle  %7.1fx rdmasim0\n", d[i], v[i],
 		       ref ? v[i] / ref : 0
+}' "$RSIM_OUT/uml-bench.log"
+echo "ibv_rc_pingpong -e -s 64 -n 2000, two processes (completion events):"
+awk '/RSIM-BENCH pingpong / {
+	for (i = 1; i <= NF; i++) if ($i == "pingpong") { dev = $(i + 1); us = $(i + 2) }
+	n++; d[n] = dev; v[n] = us; if (dev == "rdmasim0") ref = us
+} END {
+	for (i = 1; i <= n; i++)
+		if (v[i] == "failed")
+			printf "  %-10s failed\n", d[i]
+		else
+			printf "  %-10s %9.2f us per round trip  %7.1fx rdmasim0\n",
+			       d[i], v[i], ref + 0 ? v[i] / ref : 0
 }' "$RSIM_OUT/uml-bench.log"
 stage "bench done (console: $RSIM_OUT/uml-bench.log)"

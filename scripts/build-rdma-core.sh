@@ -17,7 +17,7 @@
 #   rsim_rdma_core_fetch	-> RSIM_RDMA_CORE_VER, RSIM_RDMA_CORE_SRC,
 #				   RSIM_RDMA_CORE_DIR (RSIM_RDMA_CORE_SRC=
 #				   <unpacked tree> overrides the fetch)
-#   rsim_rdma_core_deps		the build dependencies, with apt-get
+#   rsim_rdma_core_deps		the build dependencies (setup-host.sh)
 #   rsim_rdma_core_build	-> RSIM_RDMA_CORE_BUILD (cached by a stamp)
 #   rsim_rdma_core_env		-> the RSIM_RDMA_CORE_* paths, exported, and
 #				   written to <build>/rsim-env.sh
@@ -48,24 +48,12 @@ RSIM_RDMA_CORE_CMAKE="-GNinja -DIN_PLACE=1 -DNO_MAN_PAGES=1 -DENABLE_STATIC=0
 	-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE=-O1
 	-DPYTHON_EXECUTABLE=/usr/bin/python3"
 
-# What the build needs beyond setup-host.sh's list (pyverbs: python3-dev,
-# cython3; the dma-buf parts of pyverbs and the tests: libdrm-dev).
-RSIM_RDMA_CORE_PKGS="build-essential cmake ninja-build pkg-config dpkg-dev
-	libnl-3-dev libnl-route-3-dev libudev-dev libdrm-dev python3-dev cython3
-	debian-archive-keyring"
-
+# The build dependencies are host packages (setup-host.sh's list), so
+# that a job of make check in the background (the stock boots' rsim_stress)
+# can build rdma-core without installing anything; alone, this script
+# installs them through setup-host.sh.
 rsim_rdma_core_deps() {
-	local p missing=
-	for p in $RSIM_RDMA_CORE_PKGS; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-			missing="$missing $p"
-	done
-	if [ -n "$missing" ]; then
-		stage "installing rdma-core's build dependencies:$missing"
-		rsim_apt_get update >/dev/null || die "apt-get update failed"
-		# shellcheck disable=SC2086
-		rsim_apt_get -y install $missing >/dev/null || die "installing$missing failed"
-	fi
+	"$RSIM_TOP/scripts/setup-host.sh"
 }
 
 # rsim_rdma_core_fetch: unpack the source package once per version into

@@ -25,6 +25,8 @@
 #
 #   rsim_stock_ready <series>	-> RSIM_STOCK_KDIR, RSIM_STOCK_RELEASE,
 #				   RSIM_STOCK_KERNEL, RSIM_STOCK_INITRD,
+#				   RSIM_STOCK_APPEND (the kernel's extra
+#				   parameters), RSIM_STOCK_TOOLS,
 #				   RSIM_STOCK_VERSION (the modules built
 #				   W=1 in $RSIM_OUT/build/stock-6.1 or the
 #				   Debian 13 root's /build/stock-6.12, and
@@ -45,6 +47,17 @@ RSIM_STOCK_OPT_MODS="crc32_generic"
 # The series make stock and make check boot.
 # shellcheck disable=SC2034 # for the scripts that source this one
 RSIM_STOCK_SERIES="6.1 6.12 7.3"
+# The series whose boot runs with swiotlb=force: every streaming DMA
+# mapping bounced, so that no DMA address is the physical address of the
+# memory it maps. 6.12, not 7.3: from 7.x on the core maps pinned user
+# memory with DMA_ATTR_REQUIRE_COHERENT (drivers/infiniband/core/umem.c),
+# which fails rather than bounce, so a user MR is refused (EIO) there
+# before rdmasim sees it; 6.12 bounces it, as 6.1 does. Its initramfs also carries rdma-core's libibverbs,
+# rdmasim's provider and tools/provider's rsim_stress (two threads, one
+# QP, every byte checked, in pinned user memory and device memory) and
+# rsim_charge (a process's objects charged to its memory cgroup: the
+# stock kernel has memory cgroups, the UML kernels do not).
+RSIM_STOCK_SWIOTLB_SERIES=6.12
 
 # rsim_stock_image <release>: linux-image-<release> from the kernel list
 # (trixie, trixie-backports, bookworm), with the packages 7.3 splits it
@@ -159,6 +172,34 @@ rsim_stock_copy_prog() {
 	done
 }
 
+# rsim_stock_tools <dir>: rdma-core (built once and cached, or waited for
+# where another job is building it), and rdmasim's provider, rsim_stress
+# and rsim_charge built against it in <dir> (host programs, whatever the
+# kernel). Sets RSIM_STOCK_TOOLS.
+rsim_stock_tools() {
+	local dir=$1
+	rsim_rdma_core
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	(cd "$RSIM_TOP" && cp --parents tools/provider/Makefile tools/provider/*.[ch] \
+		include/rdmasim/rdmasim-abi.h "$dir")
+	make -C "$dir/tools/provider" "librdmasim-rdmav$RSIM_RDMA_CORE_PABI.so" \
+		rsim_stress rsim_charge >"$dir.log" 2>&1 || {
+		tail -20 "$dir.log" >&2
+		die "building the provider, rsim_stress and rsim_charge failed"
+	}
+	RSIM_STOCK_TOOLS=$dir/tools/provider
+}
+
+# rsim_stock_copy_file <root> <file>: the file and every library ldd
+# names, at their host paths
+rsim_stock_copy_file() {
+	local root=$1 f
+	for f in "$2" $(ldd "$2" | grep -o '/[^ ]*'); do
+		cp -L --parents "$f" "$root"
+	done
+}
+
 # rsim_stock_initramfs <root dir> <release> <output>: busybox, the host
 # programs, the stock modules of RSIM_STOCK_MODS with their dependencies,
 # rdmasim's modules through make install (which runs depmod), and
@@ -172,6 +213,19 @@ rsim_stock_initramfs() {
 	for p in $RSIM_STOCK_PROGS; do
 		rsim_stock_copy_prog "$root" "$p"
 	done
+	# rsim_stress finds libibverbs by its RUNPATH, libibverbs the
+	# provider by the absolute path RDMAV_DRIVERS names (/rsim/stress.env);
+	# the provider's own libraries are the programs' (it has no RUNPATH:
+	# the libibverbs that loads it is the build's)
+	if [ -n "$RSIM_STOCK_TOOLS" ]; then
+		rsim_stock_copy_file "$root" "$RSIM_STOCK_TOOLS/rsim_stress"
+		rsim_stock_copy_file "$root" "$RSIM_STOCK_TOOLS/rsim_charge"
+		cp --parents "$RSIM_STOCK_TOOLS/librdmasim-rdmav$RSIM_RDMA_CORE_PABI.so" \
+			"$root"
+		echo "RSIM_STRESS=$RSIM_STOCK_TOOLS/rsim_stress" >"$root/rsim/stress.env"
+		echo "RSIM_CHARGE=$RSIM_STOCK_TOOLS/rsim_charge" >>"$root/rsim/stress.env"
+		echo "RDMAV_DRIVERS=$RSIM_STOCK_TOOLS/librdmasim" >>"$root/rsim/stress.env"
+	fi
 	for a in insmod rmmod modprobe lsmod modinfo depmod; do
 		ln -s /usr/bin/kmod "$root/sbin/$a"
 	done
@@ -235,6 +289,12 @@ rsim_stock_ready() {
 	RSIM_STOCK_VERSION=$(cat "$RSIM_MODDIR/.version")
 	dir=$RSIM_OUT/stock-$series
 	mkdir -p "$dir"
+	RSIM_STOCK_TOOLS=
+	RSIM_STOCK_APPEND=
+	if [ "$series" = "$RSIM_STOCK_SWIOTLB_SERIES" ]; then
+		rsim_stock_tools "$dir/tools"
+		RSIM_STOCK_APPEND="swiotlb=force"
+	fi
 	rsim_stock_initramfs "$dir/root" "$RSIM_STOCK_RELEASE" "$dir/initrd.gz"
 	RSIM_STOCK_INITRD=$dir/initrd.gz
 	stage "stock $RSIM_STOCK_RELEASE: initramfs $(du -h "$RSIM_STOCK_INITRD" | cut -f1) with rdmasim $RSIM_STOCK_VERSION"
@@ -252,7 +312,7 @@ rsim_stock_boot() {
 	rsim_bg "$log" timeout -k 10 "${RSIM_STOCK_TIMEOUT:-900}" qemu-system-x86_64 \
 		-accel tcg -m 1024 -smp 1 -nographic -no-reboot -monitor none \
 		-kernel "$RSIM_STOCK_KERNEL" -initrd "$RSIM_STOCK_INITRD" \
-		-append "console=ttyS0 panic=-1 no_timer_check RSIM_VERSION=$RSIM_STOCK_VERSION" \
+		-append "console=ttyS0 panic=-1 no_timer_check $RSIM_STOCK_APPEND RSIM_VERSION=$RSIM_STOCK_VERSION" \
 		</dev/null >"$log" 2>&1
 	stage "booting $RSIM_STOCK_RELEASE under QEMU (TCG): $log"
 }

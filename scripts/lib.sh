@@ -171,6 +171,31 @@ rsim_summary_add() {
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:-}" "${4:-}" >>"$RSIM_SUMMARY"
 }
 
+# rsim_thp_always: transparent huge pages for every process (not only
+# those that ask with madvise) while make check runs; rsim_thp_restore
+# puts the machine's setting back. The compilers' heaps then take far
+# fewer page faults and TLB misses: a kernel directory compiled 17 to 25 %
+# faster (Documentation/testing.rst, "Issue 19"). Only as root, only where
+# the setting exists, and never with RSIM_THP=0.
+RSIM_THP_FILE=/sys/kernel/mm/transparent_hugepage/enabled
+RSIM_THP_WAS=''
+rsim_thp_always() {
+	local cur
+	[ "${RSIM_THP:-1}" != 0 ] && [ "$(id -u)" = 0 ] && [ -w "$RSIM_THP_FILE" ] ||
+		return 0
+	cur=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$RSIM_THP_FILE")
+	[ -n "$cur" ] && [ "$cur" != always ] || return 0
+	echo always >"$RSIM_THP_FILE" || return 0
+	RSIM_THP_WAS=$cur
+	stage "transparent huge pages: always while this runs (was $cur)"
+}
+
+rsim_thp_restore() {
+	[ -n "$RSIM_THP_WAS" ] || return 0
+	echo "$RSIM_THP_WAS" >"$RSIM_THP_FILE" || true
+	RSIM_THP_WAS=''
+}
+
 rsim_step() {
 	local label=$1 t0 rc=0
 	shift

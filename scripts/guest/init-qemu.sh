@@ -10,8 +10,9 @@
 # The kernel command line gives RSIM_VERSION (the version the modules must
 # carry). The checks need no KUnit: modprobe pulls in ib_core, modinfo,
 # rdma dev, sysfs, ibstat, smpquery -D, rdmasim_demo on rdmasim0 and rxe0,
-# rdmasim_loopback's data path with the debugfs counters, new_device and
-# del_device, and every module unloaded. Its output is the console
+# rdmasim_loopback's data path with the debugfs counters, on one series
+# (swiotlb=force) tools/provider's rsim_stress through libibverbs,
+# new_device and del_device, and every module unloaded. Its output is the console
 # protocol of Documentation/testing.rst, judged by judge-log.py --nodebug
 # --selftest.
 
@@ -146,6 +147,50 @@ counters_moved() {
 }
 check "debugfs_datapath_counters_moved" counters_moved
 check "rmmod_rdmasim_loopback" rmmod rdmasim_loopback
+
+# Where the boot runs with swiotlb=force (scripts/lib-stock.sh's
+# RSIM_STOCK_SWIOTLB_SERIES, which puts rsim_stress and libibverbs in the
+# initramfs): every streaming DMA mapping is bounced, so no DMA address
+# is the physical address of the memory it maps. rdmasim_loopback above
+# ran through the bounce slots (a kernel consumer's DMA addresses, synced
+# by its unmaps); rsim_stress's two threads move bytes through pinned
+# user memory and device memory, and check every one, also after the
+# deregistration (whose unmap copies the bounce slots back). The slots
+# must have been used for its MRs' pages (debugfs' umem_bounced).
+if [ -f /rsim/stress.env ]; then
+	while IFS= read -r l; do export "${l?}"; done </rsim/stress.env
+	swiotlb_forced() {
+		has_line /proc/cmdline "* swiotlb=force *"
+	}
+	check "swiotlb_forced" swiotlb_forced
+	rc=0
+	capture /run/stress "$RSIM_STRESS" -d rdmasim0 -s "$(date +%s)" \
+		-n 100 || rc=$?
+	echo "exit $rc" >>/run/stress
+	check "stress_two_threads_under_swiotlb" lines /run/stress \
+		"result PASS" "exit 0"
+	# the pages of its MRs whose DMA address was a bounce slot
+	bounced() {
+		local n
+		n=$(counter umem_bounced) || return 1
+		echo "user MR pages bounced: $n"
+		[ "$n" -gt 0 ]
+	}
+	check "user_mr_pages_bounced" bounced
+
+	# what a process makes the kernel allocate for it (a CQ of max_cqe,
+	# a send queue of max_qp_wr x max_send_sge, 256 KiB of device
+	# memory) is charged to its memory cgroup (GFP_KERNEL_ACCOUNT)
+	charged() {
+		mount -t cgroup2 none /sys/fs/cgroup &&
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&
+		mkdir /sys/fs/cgroup/rsim || return 1
+		capture /run/charge sh -c "echo \$\$ >/sys/fs/cgroup/rsim/cgroup.procs &&
+			exec $RSIM_CHARGE -d rdmasim0 -m /sys/fs/cgroup/rsim/memory.current"
+		has_line /run/charge "result PASS"
+	}
+	check "objects_charged_to_the_process" charged
+fi
 
 # devices created and deleted at run time through sysfs
 check "new_device_1" sh -c "echo 1 >$PLAT/new_device"

@@ -257,3 +257,14 @@ field() {
 	return 1
 }
 
+# listening port: whether /proc/net/tcp has :<hex port> in LISTEN (0A)
+listening() {
+	local _sl local_addr _rem st rest f
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[ -r $f ] || continue
+		while read -r _sl local_addr _rem st rest; do
+			case $local_addr in *":$1") [ "$st" = 0A ] && return 0 ;; esac
+		done <$f
+	done
+	return 1
+}

@@ -111,17 +111,6 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# the pingpongs between two processes over rdmasim0 (user CQs, QPs
 	# and, for UD, AHs; the kernel's post and poll commands; data checked
 	# with -c); the two exchange their QP numbers over TCP on lo
-	# listening port: whether /proc/net/tcp has :<hex port> in LISTEN (0A)
-	listening() {
-		local _sl local_addr _rem st rest f
-		for f in /proc/net/tcp /proc/net/tcp6; do
-			[ -r $f ] || continue
-			while read -r _sl local_addr _rem st rest; do
-				case $local_addr in *":$1") [ "$st" = 0A ] && return 0 ;; esac
-			done <$f
-		done
-		return 1
-	}
 	# provider_pingpong tool [options]: a server and a client of
 	# rdma-core's ibv_<tool>_pingpong on rdmasim0, 100 iterations, data
 	# checked (-c), with the tool's own options. The client connects once,
@@ -264,6 +253,24 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	check "provider_fuzz_ran" lines /run/fuzz "result PASS" "exit 0"
 	check "provider_fuzz_restrack_unchanged" restrack_unchanged /run/fuzz
 	check "provider_fuzz_counts_unchanged" counts_unchanged /run/fuzz \
+		pd mr cq qp ah dmah srq dm
+
+	# tools/provider's rsim_stress: two threads post WRITEs, READs and
+	# SENDs (up to 256 KiB, one to three SGEs) to one self-connected RC
+	# QP at once, and into and out of device memory; every byte that
+	# moves is checked, every receive against the header its message
+	# carries. The seed is printed; RSIM_STRESS_SEED repeats one.
+	res_snapshot /run/stress 0
+	rc=0
+	capture /run/stress env RDMAV_DRIVERS="$PROVIDER" \
+		"$RSIM_MODDIR/tools/provider/rsim_stress" -d rdmasim0 \
+		-s "${RSIM_STRESS_SEED:-$(date +%s)}" -n 150 || rc=$?
+	echo "exit $rc" >>/run/stress
+	res_snapshot /run/stress 1
+	check "provider_stress_two_threads_one_qp" lines /run/stress \
+		"result PASS" "exit 0"
+	check "provider_stress_restrack_unchanged" restrack_unchanged /run/stress
+	check "provider_stress_counts_unchanged" counts_unchanged /run/stress \
 		pd mr cq qp ah dmah srq dm
 
 	# A process holding a context (PD, CQ, a QP in RTS, an MR, device

@@ -89,6 +89,7 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 	seq_printf(m, "dmah_pmem_bytes %llu\n", st.dmah_pmem_bytes);
 	seq_printf(m, "dmah_ph %llu %llu %llu %llu\n", st.dmah_ph[0],
 		   st.dmah_ph[1], st.dmah_ph[2], st.dmah_ph[3]);
+	seq_printf(m, "umem_bounced %llu\n", st.umem_bounced);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_datapath);

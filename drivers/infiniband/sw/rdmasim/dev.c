@@ -545,8 +545,14 @@ int rsim_dev_probe(struct platform_device *pdev,
 	    !lim->max_cqe || !lim->max_qp_wr)
 		return -EINVAL;
 
-	/* platform devices carry dma_parms: this cannot fail */
-	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
+	/*
+	 * platform devices carry dma_parms: this cannot fail. No segment
+	 * longer than one mapping can be (swiotlb's slots: 256 KiB under
+	 * swiotlb=force), or pinning a large user buffer would fail to map
+	 */
+	dma_set_max_seg_size(&pdev->dev,
+			     min_t(size_t, UINT_MAX,
+				   dma_max_mapping_size(&pdev->dev)));
 
 	rsim = ib_alloc_device(rsim_dev, ibdev);
 	if (!rsim)

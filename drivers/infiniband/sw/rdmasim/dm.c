@@ -3,7 +3,10 @@
  * rdmasim: device memory (ibv_alloc_dm).
  *
  * A device's on-chip memory, simulated: physically contiguous kernel
- * pages, mapped for the device with the DMA API, which a process maps
+ * pages, the device's own (the data path reaches them through their
+ * struct page, as it reaches memory a process pinned: no DMA mapping,
+ * hence no bounce slot and no sync between the process's stores through
+ * its mapping and the device's copies), which a process maps
  * into its address space (mmap on its uverbs file, at the offset the
  * driver's attribute of UVERBS_METHOD_DM_ALLOC returns, see
  * include/rdmasim/rdmasim-abi.h) so that its provider copies to and from
@@ -16,7 +19,6 @@
  * (rsim_mmap_free()).
  */
 
-#include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -32,16 +34,12 @@
 /**
  * struct rsim_dm_mem - the memory of a DM, mappable by its process
  * @entry: the ucontext's mmap entry; must be first
- * @dev: the device it is mapped for
  * @buf: the pages, physically contiguous
- * @dma: their DMA address
  * @len: bytes (whole pages)
  */
 struct rsim_dm_mem {
 	struct rdma_user_mmap_entry entry;
-	struct device *dev;
 	void *buf;
-	dma_addr_t dma;
 	size_t len;
 };
 
@@ -61,20 +59,22 @@ static struct rsim_dm *to_rsim_dm(struct ib_dm *ibdm)
 }
 
 /**
- * rsim_dm_dma() - the DMA address of byte 0 of a DM
+ * rsim_dm_page() - the page of a DM that holds a byte
  * @ibdm: the DM (the core keeps it while an MR covers it)
+ * @offset: the byte's offset, inside the DM (the core checked it)
+ *
+ * The DM's pages are physically contiguous: the ones after it follow.
  *
  * Context: any.
- * Return: the DMA address.
+ * Return: the page.
  */
-u64 rsim_dm_dma(struct ib_dm *ibdm)
+struct page *rsim_dm_page(struct ib_dm *ibdm, u64 offset)
 {
-	return to_rsim_dm(ibdm)->mem->dma;
+	return virt_to_page(to_rsim_dm(ibdm)->mem->buf + offset);
 }
 
 static void rsim_dm_mem_free(struct rsim_dm_mem *mem)
 {
-	dma_unmap_single(mem->dev, mem->dma, mem->len, DMA_BIDIRECTIONAL);
 	free_pages_exact(mem->buf, mem->len);
 	kfree(mem);
 }
@@ -103,19 +103,13 @@ static struct ib_dm *rsim_alloc_dm(struct ib_device *ibdev,
 	if (!dm || !mem || rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		goto err_free;
 	mem->len = PAGE_ALIGN(attr->length);
-	mem->dev = &rsim->pdev->dev;
 	mem->buf = alloc_pages_exact(mem->len, GFP_KERNEL_ACCOUNT |
 				     __GFP_ZERO | __GFP_NOWARN);
 	if (!mem->buf)
 		goto err_free;
-	mem->dma = dma_map_single(mem->dev, mem->buf, mem->len,
-				  DMA_BIDIRECTIONAL);
-	err = dma_mapping_error(mem->dev, mem->dma);
-	if (err)
-		goto err_free_pages;
 	err = rdma_user_mmap_entry_insert(uctx, &mem->entry, mem->len);
 	if (err)
-		goto err_unmap;
+		goto err_free_pages;
 	/* from here on the entry owns the memory: rsim_mmap_free() */
 	dm->mem = mem;
 	offset = rdma_user_mmap_get_offset(&mem->entry);
@@ -129,8 +123,6 @@ static struct ib_dm *rsim_alloc_dm(struct ib_device *ibdev,
 	}
 	return &dm->ibdm;
 
-err_unmap:
-	dma_unmap_single(mem->dev, mem->dma, mem->len, DMA_BIDIRECTIONAL);
 err_free_pages:
 	free_pages_exact(mem->buf, mem->len);
 err_free:

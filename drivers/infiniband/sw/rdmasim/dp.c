@@ -301,41 +301,13 @@ static bool rsim_ref_live(const struct rsim_mem_ref *ref)
 }
 
 /*
- * The DMA address of byte @pos of a checked range and how many bytes
- * from there are contiguous in the translation; under the MR's lock.
- */
-static u64 rsim_ref_dma(const struct rsim_mem_ref *ref, u64 pos, u64 *contig)
-{
-	const struct rsim_mr *mr = ref->mr;
-	u64 at = ref->off + pos;
-	u32 i;
-
-	if (!mr || !mr->reg.mtt) {
-		/* local DMA lkey or DMA MR: DMA address == address */
-		*contig = ref->len - pos;
-		return mr ? mr->reg.iova + at : at;
-	}
-	at += mr->reg.first_off;
-	if (mr->reg.page_size) {
-		u64 ps = mr->reg.page_size;
-
-		i = div64_u64(at, ps);
-		at -= (u64)i * ps;
-		*contig = min(ps - at, ref->len - pos);
-		return mr->reg.mtt[i].addr + at;
-	}
-	/* the lookup checked the range against the registered length */
-	for (i = 0; i + 1 < mr->reg.nsegs && at >= mr->reg.mtt[i].len; i++)
-		at -= mr->reg.mtt[i].len;
-	*contig = min(mr->reg.mtt[i].len - at, ref->len - pos);
-	return mr->reg.mtt[i].addr + at;
-}
-
-/*
  * The device's access to a DMA address: through dma-direct's translation
  * back to a physical page, as a DMA engine without an IOMMU reaches
- * memory. An address that is not RAM is a bus error. *@len is cut to the
- * end of the page.
+ * memory (rdmasim's DMA device is a platform device: no IOMMU translates
+ * for it). Under swiotlb that page is the bounce slot the consumer's
+ * mapping handed out, exactly where a device would write; the consumer's
+ * sync or unmap carries the bytes to its buffer. An address that is not
+ * RAM is a bus error. *@len is cut to the end of the page.
  */
 static void *rsim_dma_map_local(struct rsim_dev *rsim, u64 dma, u64 *len)
 {
@@ -346,6 +318,61 @@ static void *rsim_dma_map_local(struct rsim_dev *rsim, u64 dma, u64 *len)
 		return NULL;
 	*len = min_t(u64, *len, PAGE_SIZE - offset_in_page(phys));
 	return kmap_local_page(pfn_to_page(pfn)) + offset_in_page(phys);
+}
+
+/**
+ * rsim_ref_map() - map byte @pos of a checked range for the device
+ * @rsim: the device
+ * @ref: the range; its MR's lock held
+ * @pos: offset into the range
+ * @len: in: bytes wanted; out: bytes mapped, contiguous in the
+ *	translation and within one page
+ *
+ * A kernel consumer's registration (map_mr_sg, the local DMA lkey, a DMA
+ * MR) holds DMA addresses, reached as a device reaches them
+ * (rsim_dma_map_local()). Pinned user memory and the device's own memory
+ * are registered in pages (&struct rsim_mr_seg): the data path maps the
+ * page itself, the memory the process sees, whatever DMA address the
+ * mapping made for it (under swiotlb a bounce slot no process reads).
+ *
+ * Context: any; the mapping is kmap_local_page()'s: undo it with
+ * kunmap_local(), in reverse order.
+ * Return: the mapping, or NULL if the address is not RAM (a bus error).
+ */
+static void *rsim_ref_map(struct rsim_dev *rsim,
+			  const struct rsim_mem_ref *ref, u64 pos, u64 *len)
+{
+	const struct rsim_mr *mr = ref->mr;
+	u64 at = ref->off + pos;
+	struct page *page;
+	u32 i;
+
+	*len = min(*len, ref->len - pos);
+	if (!mr || !mr->reg.mtt)
+		/* local DMA lkey or DMA MR: DMA address == address */
+		return rsim_dma_map_local(rsim, mr ? mr->reg.iova + at : at,
+					  len);
+	at += mr->reg.first_off;
+	if (mr->reg.page_size) {
+		u64 ps = mr->reg.page_size;
+
+		i = div64_u64(at, ps);
+		at -= (u64)i * ps;
+		*len = min(*len, ps - at);
+	} else {
+		/* the lookup checked the range against the registered length */
+		for (i = 0; i + 1 < mr->reg.nsegs && at >= mr->reg.mtt[i].len;
+		     i++)
+			at -= mr->reg.mtt[i].len;
+		*len = min(*len, mr->reg.mtt[i].len - at);
+	}
+	if (!mr->reg.pages)
+		return rsim_dma_map_local(rsim, mr->reg.mtt[i].addr + at, len);
+	page = pfn_to_page(page_to_pfn(mr->reg.mtt[i].page) +
+			   (at >> PAGE_SHIFT));
+	at = offset_in_page(at);
+	*len = min_t(u64, *len, PAGE_SIZE - at);
+	return kmap_local_page(page) + at;
 }
 
 /* a cursor over a list of checked ranges */
@@ -408,25 +435,22 @@ static s64 rsim_dp_copy_page(struct rsim_dev *rsim,
 			     const struct rsim_mem_ref *sref, u64 spos,
 			     const void *sbuf, u64 want)
 {
-	u64 n = want, cont;
+	u64 n = want;
 	void *dp, *sp = NULL;
 
 	if (!rsim_ref_live(dref))
 		return -EFAULT;
 	if (sref && !rsim_ref_live(sref))
 		return -ENXIO;
-	dp = rsim_dma_map_local(rsim, rsim_ref_dma(dref, dpos, &cont), &n);
+	dp = rsim_ref_map(rsim, dref, dpos, &n);
 	if (!dp)
 		return -EFAULT;
-	n = min(n, cont);
 	if (sref) {
-		sp = rsim_dma_map_local(rsim, rsim_ref_dma(sref, spos, &cont),
-					&n);
+		sp = rsim_ref_map(rsim, sref, spos, &n);
 		if (!sp) {
 			kunmap_local(dp);
 			return -ENXIO;
 		}
-		n = min(n, cont);
 	}
 	/* persistent memory (a DMA handle says so): past the CPU's caches */
 	if (dref->mr && dref->mr->hints.pmem)
@@ -898,7 +922,7 @@ static int rsim_dp_atomic(struct rsim_exec *x)
 {
 	const struct rsim_mem_ref *ref = &x->rref;
 	struct rsim_send_wqe *wqe = x->wqe;
-	u64 orig, n = sizeof(orig), cont;
+	u64 orig, n = sizeof(orig);
 	int err = -EFAULT;
 	void *p = NULL;
 
@@ -906,9 +930,8 @@ static int rsim_dp_atomic(struct rsim_exec *x)
 	if (ref->mr)
 		spin_lock(&ref->mr->lock);
 	if (rsim_ref_live(ref))
-		p = rsim_dma_map_local(x->rsim, rsim_ref_dma(ref, 0, &cont),
-				       &n);
-	if (p && n == sizeof(orig) && cont >= sizeof(orig)) {
+		p = rsim_ref_map(x->rsim, ref, 0, &n);
+	if (p && n == sizeof(orig)) {
 		u64 *v = p;
 
 		orig = READ_ONCE(*v);
@@ -1236,6 +1259,10 @@ static int rsim_dp_exec(struct rsim_exec *x)
 	ret = rsim_dp_steer(x);
 	if (ret)
 		return ret;
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (x->rsim->dp_peer_hook)
+		x->rsim->dp_peer_hook(x->qp, x->peer);
+#endif
 	if (rsim_dp_needs_recv(wqe->opcode)) {
 		ret = rsim_dp_take_recv(x);
 		if (ret)

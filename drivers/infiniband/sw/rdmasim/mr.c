@@ -12,6 +12,7 @@
  * nothing leaves the MR exactly as it was.
  */
 
+#include <linux/dma-direct.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -113,6 +114,22 @@ static void rsim_mr_put(struct rsim_mr *mr)
 }
 
 /*
+ * Unpin user memory. Where the core's mapping of it bounces (swiotlb),
+ * the unmap copies each bounce slot back over the pages, and the slots
+ * hold what the pages held at registration: the device wrote the pages
+ * themselves (rsim_umem_mtt()). The slots are brought up to date first,
+ * so that the copy back changes nothing.
+ */
+static void rsim_umem_release(struct ib_umem *umem)
+{
+	if (!umem->is_dmabuf)
+		dma_sync_sgtable_for_device(umem->ibdev->dma_device,
+					    &umem->sgt_append.sgt,
+					    DMA_BIDIRECTIONAL);
+	ib_umem_release(umem);
+}
+
+/*
  * Dereg: once the MR is unpublished and its registration is dead (under
  * its lock, so that no copy is half way through a page of it), nothing
  * reaches its memory; the data path's last reference frees the struct.
@@ -127,7 +144,7 @@ static void rsim_mr_free(struct rsim_mr *mr)
 	mr->reg.gen++;
 	spin_unlock_bh(&mr->lock);
 	if (mr->umem)
-		ib_umem_release(mr->umem);
+		rsim_umem_release(mr->umem);
 	rsim_dmah_unbind(mr);
 	rsim_res_put(rsim, RSIM_RES_MR);
 	rsim_mr_put(mr);
@@ -356,10 +373,42 @@ static struct ib_mr *rsim_get_dma_mr(struct ib_pd *ibpd, int access)
 }
 
 /*
- * The translation of pinned user memory, one entry per page of the DMA
- * mapping ib_umem_get() made against the device, and the MR VALID on it:
- * the data path reaches user memory as it reaches a fast-registered MR.
+ * The translation of pinned user memory, one entry per page, and the MR
+ * VALID on it: the data path reaches user memory as it reaches a
+ * fast-registered MR.
+ *
+ * Pages the process pinned are translated to themselves (the CPU's view
+ * of the sg table ib_umem_get() built): the data path copies through
+ * them, so that what the process reads is what the device wrote whatever
+ * DMA address the core's mapping gave them (under swiotlb=force, a bounce
+ * slot). A dma-buf's pages belong to its exporter, and an importer may
+ * use only the DMA addresses of the attachment: those are translated,
+ * reached as a kernel consumer's are.
  */
+/*
+ * Count the pages whose DMA address is not their physical address (each
+ * entry mapped alone, as dma-direct maps: a bounce slot under swiotlb);
+ * debugfs' umem_bounced shows that the data path's page view mattered.
+ */
+static void rsim_umem_count_bounced(struct rsim_dev *rsim, struct sg_table *sgt)
+{
+	struct device *dev = &rsim->pdev->dev;
+	struct scatterlist *sg;
+	unsigned int n;
+	u64 pages = 0;
+
+	if (sgt->nents != sgt->orig_nents)
+		return;
+	for_each_sgtable_dma_sg(sgt, sg, n)
+		if (dma_to_phys(dev, sg_dma_address(sg)) != sg_phys(sg))
+			pages += PAGE_ALIGN(sg->length) >> PAGE_SHIFT;
+	if (!pages)
+		return;
+	spin_lock_bh(&rsim->stats_lock);
+	rsim->dp.umem_bounced += pages;
+	spin_unlock_bh(&rsim->stats_lock);
+}
+
 /*
  * The page translation of @length bytes of pinned memory: one entry per
  * page, the first from the start of the page @umem starts in. Returns the
@@ -369,6 +418,7 @@ static struct rsim_mr_seg *rsim_umem_mtt(struct rsim_dev *rsim,
 					 struct ib_umem *umem, u64 length,
 					 size_t *npages)
 {
+	struct sg_table *sgt = &umem->sgt_append.sgt;
 	struct rsim_mr_seg *mtt;
 	struct scatterlist *sg;
 	size_t i = 0;
@@ -380,15 +430,27 @@ static struct rsim_mr_seg *rsim_umem_mtt(struct rsim_dev *rsim,
 	      kvcalloc(*npages, sizeof(*mtt), GFP_KERNEL_ACCOUNT);
 	if (!mtt)
 		return ERR_PTR(-ENOMEM);
-	/* the DMA segments cover whole pages, the first from its start */
-	for_each_sgtable_dma_sg(&umem->sgt_append.sgt, sg, n)
-		for (off = 0; off < sg_dma_len(sg) && i < *npages;
-		     off += PAGE_SIZE) {
-			mtt[i].addr = sg_dma_address(sg) + off;
-			mtt[i].len = PAGE_SIZE;
-			i++;
-		}
-	if (WARN_ON_ONCE(i != *npages)) {
+	/* both views cover whole pages, the first from its start */
+	if (umem->is_dmabuf) {
+		for_each_sgtable_dma_sg(sgt, sg, n)
+			for (off = 0; off < sg_dma_len(sg) && i < *npages;
+			     off += PAGE_SIZE) {
+				mtt[i].addr = sg_dma_address(sg) + off;
+				mtt[i].len = PAGE_SIZE;
+				i++;
+			}
+	} else {
+		rsim_umem_count_bounced(rsim, sgt);
+		for_each_sgtable_sg(sgt, sg, n)
+			for (off = 0; off < sg->length && i < *npages;
+			     off += PAGE_SIZE) {
+				mtt[i].page = pfn_to_page(page_to_pfn(sg_page(sg)) +
+							  (off >> PAGE_SHIFT));
+				mtt[i].len = PAGE_SIZE;
+				i++;
+			}
+	}
+	if (i != *npages) {
 		kvfree(mtt);
 		return ERR_PTR(-EFAULT);
 	}
@@ -411,6 +473,7 @@ static int rsim_mr_umem_translate(struct rsim_mr *mr, u64 iova, u64 length,
 	/* nobody can look the MR up yet: no lock needed */
 	mr->reg.mtt = mr->umtt;
 	mr->reg.nsegs = npages;
+	mr->reg.pages = !umem->is_dmabuf;
 	mr->reg.page_size = PAGE_SIZE;
 	mr->reg.first_off = ib_umem_offset(umem);
 	mr->reg.iova = iova;
@@ -554,13 +617,15 @@ static struct ib_mr *rsim_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *dm,
 		rsim_mr_free(mr);
 		return ERR_PTR(-ENOMEM);
 	}
-	mr->umtt[0].addr = rsim_dm_dma(dm) + attr->offset;
-	mr->umtt[0].len = attr->length;
+	/* the DM's pages, from the start of the one @attr->offset is in */
+	mr->umtt[0].page = rsim_dm_page(dm, attr->offset);
+	mr->umtt[0].len = offset_in_page(attr->offset) + attr->length;
 	/* nobody can look the MR up yet: no lock needed */
 	mr->reg.mtt = mr->umtt;
 	mr->reg.nsegs = 1;
+	mr->reg.pages = true;
 	mr->reg.page_size = 0;
-	mr->reg.first_off = 0;
+	mr->reg.first_off = offset_in_page(attr->offset);
 	mr->reg.iova = 0;
 	mr->reg.length = attr->length;
 	mr->reg.access = access;
@@ -621,7 +686,7 @@ static struct ib_mr *rsim_rereg_user_mr(struct ib_mr *ibmr, int flags,
 			return ERR_CAST(umem);
 		mtt = rsim_umem_mtt(mr->rsim, umem, length, &npages);
 		if (IS_ERR(mtt)) {
-			ib_umem_release(umem);
+			rsim_umem_release(umem);
 			return ERR_CAST(mtt);
 		}
 	}
@@ -634,6 +699,7 @@ static struct ib_mr *rsim_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		mr->umtt = mtt;
 		mr->reg.mtt = mtt;
 		mr->reg.nsegs = npages;
+		mr->reg.pages = true;
 		mr->reg.page_size = PAGE_SIZE;
 		mr->reg.first_off = ib_umem_offset(umem);
 		mr->reg.iova = iova;
@@ -646,7 +712,7 @@ static struct ib_mr *rsim_rereg_user_mr(struct ib_mr *ibmr, int flags,
 
 	/* no copy reads the old translation any more */
 	if (old_umem)
-		ib_umem_release(old_umem);
+		rsim_umem_release(old_umem);
 	kvfree(old_mtt);
 	return NULL;
 }

@@ -285,6 +285,9 @@ struct rsim_port_counters {
  * @dmah_pmem_bytes: bytes written into persistent-memory MRs with
  *	cache-flushing copies
  * @dmah_ph: WRs that touched an MR with processing hint 0, 1, 2, 3
+ * @umem_bounced: pages of pinned user memory registered whose DMA
+ *	address is not their physical address (a bounce slot, under
+ *	swiotlb): the data path reaches them through their pages
  * @port: the port counters the PMA reports and clears
  */
 struct rsim_dp_stats {
@@ -301,6 +304,7 @@ struct rsim_dp_stats {
 	u64 dmah_steered;
 	u64 dmah_pmem_bytes;
 	u64 dmah_ph[4];
+	u64 umem_bounced;
 	struct rsim_port_counters port;
 };
 
@@ -341,6 +345,9 @@ struct rsim_dp_stats {
  *	before it completes, on the owner's context with no lock held
  * @dp_leave_hook: KUnit only: called as the owner of a send queue gives
  *	it up, under the QP's lock
+ * @dp_peer_hook: KUnit only: called by the engine once it has found the
+ *	responder of a WR and before it takes a receive WR there, on the
+ *	owner's context with no lock held
  */
 struct rsim_dev {
 	struct ib_device ibdev;
@@ -370,6 +377,7 @@ struct rsim_dev {
 #if IS_ENABLED(CONFIG_KUNIT)
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
 	void (*dp_leave_hook)(struct rsim_qp *qp);
+	void (*dp_peer_hook)(struct rsim_qp *qp, struct rsim_qp *peer);
 #endif
 };
 
@@ -698,11 +706,17 @@ enum rsim_mr_state {
 
 /**
  * struct rsim_mr_seg - one translation entry
- * @addr: DMA address
+ * @addr: DMA address (a kernel consumer's map_mr_sg), if the registration
+ *	is not in pages
+ * @page: first page of the entry (pinned user memory, device memory), if
+ *	it is: the entry's bytes are physically contiguous from its start
  * @len: bytes (page_size for MEM_REG, the sg entry length for SG_GAPS)
  */
 struct rsim_mr_seg {
-	u64 addr;
+	union {
+		u64 addr;
+		struct page *page;
+	};
 	u64 len;
 };
 
@@ -753,6 +767,8 @@ struct rsim_mr_hints {
  * @reg.page_size: page size (0: @reg.mtt entries have their own lengths)
  * @reg.first_off: offset of @reg.iova into @reg.mtt[0]
  * @reg.nsegs: entries in @reg.mtt
+ * @reg.pages: @reg.mtt holds pages, not DMA addresses (see dp.c's
+ *	rsim_ref_map())
  * @reg.mtt: translation; NULL for DMA MRs (identity)
  */
 struct rsim_mr {
@@ -782,6 +798,7 @@ struct rsim_mr {
 		u32 page_size;
 		u32 first_off;
 		u32 nsegs;
+		bool pages;
 		struct rsim_mr_seg *mtt;
 	} reg;
 };
@@ -915,7 +932,7 @@ int rsim_wq_post_recv(struct rsim_wq *rq, const struct ib_recv_wr **wr);
 int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe,
 		  struct rsim_qp *waiter);
 void rsim_srq_unwait(struct rsim_qp *qp);
-u64 rsim_dm_dma(struct ib_dm *ibdm);
+struct page *rsim_dm_page(struct ib_dm *ibdm, u64 offset);
 void rsim_cq_clean(struct rsim_cq *cq, struct ib_qp *qp);
 void rsim_dm_set_ops(struct ib_device *ibdev);
 void rsim_srq_event(struct rsim_srq *srq, enum ib_event_type type);

@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim: make bench's latency figure (sourced by guest/init-uml.sh in
+# the bench boot, two CPUs): rdma-core's ibv_rc_pingpong between two
+# processes, with completion events (-e: each side sleeps in
+# ibv_get_cq_event until the kernel's completion handler wakes it; busy
+# polling on a UML CPU would measure the scheduler tick), 64-byte
+# messages, on rdmasim0 (through the provider) and on rxe0 in the same
+# boot. One line per device:
+#
+#   RSIM-BENCH pingpong <device> <usec per iteration>
+#
+# (or "RSIM-BENCH pingpong <device> failed"). Uses RSIM_RDMA_CORE_ENV,
+# RSIM_MODDIR, say and wait_for (guest/lib.sh).
+
+# shellcheck disable=SC1090 # the build's
+. "$RSIM_RDMA_CORE_ENV"
+ip link set lo up
+
+# bench_pingpong device gid-index [env...]
+bench_pingpong() {
+	local dev="$1" gid="$2" srv l us=failed
+	shift 2
+	timeout 300 env "$@" "$RSIM_RDMA_CORE_BIN/ibv_rc_pingpong" \
+		-d "$dev" -g "$gid" -e -s 64 -n 2000 >/run/bpp-srv 2>&1 &
+	srv=$!
+	if wait_for "the $dev server to listen on port 18515" 120 listening 4853; then
+		timeout 300 env "$@" "$RSIM_RDMA_CORE_BIN/ibv_rc_pingpong" \
+			-d "$dev" -g "$gid" -e -s 64 -n 2000 localhost \
+			>/run/bpp-cli 2>&1
+	else
+		kill $srv
+	fi
+	wait $srv
+	# "2000 iters in 0.12 seconds = 60.00 usec/iter"
+	while IFS= read -r l; do
+		case $l in *" iters in "*" usec/iter")
+			us=${l##*= }
+			us=${us% usec/iter} ;;
+		esac
+	done </run/bpp-cli
+	say "RSIM-BENCH pingpong $dev $us"
+}
+
+bench_pingpong rdmasim0 0 RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
+[ -d /sys/class/infiniband/rxe0 ] && bench_pingpong rxe0 1
