@@ -16,11 +16,15 @@
 #      - the conformance suites on rdmasim0, rxe0 and siw0;
 #      - rdmasim's KUnit suites, the shell selftest, the mutant (rdmasim
 #        built with one rule broken must fail exactly that rule)
-#   3. beside them: lint; the non-debug UML kernel (make bench's) for the
+#   3. beside them, started at the beginning as fillers at nice 19 (the
+#      CPU the debug chain leaves idle) and back at nice 0 once the debug
+#      boots run: lint; the non-debug UML kernel (make bench's) for the
 #      two-CPU boot and for rdma-core's tests on rxe0 (the comparison;
 #      its result is reused while its inputs stay the same); the debug
 #      UML 6.12 kernel, the modules built W=1 against it, and its KUnit
 #      and conformance boots (scripts/check-6.12.sh)
+# As root it runs with transparent huge pages "always" (the compilers'
+# heaps: 17 % less CPU time cold), the machine's setting restored at exit.
 #   4. every boot judged (scripts/judge-log.py: suites, selftest checks,
 #      conformance table, and no KASAN, kmemleak, lockdep, DMA-API, WARN
 #      or BUG report in any log), then one summary: each part, PASS or
