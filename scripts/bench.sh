@@ -34,7 +34,8 @@ awk '/rdma_conformance: bench / {
 }' "$RSIM_OUT/uml-bench.log"
 echo "ibv_rc_pingpong -e -s 64 -n 2000, two processes (completion events):"
 awk '/RSIM-BENCH pingpong / {
-	for (i = 1; i <= NF; i++) if ($i == "pingpong") { dev = $(i + 1); us = $(i + 2) }
+	for (i = 1; i <= NF; i++) if ($i == "pingpong") { dev = $(i + 1); us = $(i + 2); at = i }
+	if (NF != at + 2) next	# a failed pair'"'"'s output lines
 	n++; d[n] = dev; v[n] = us; if (dev == "rdmasim0") ref = us
 } END {
 	for (i = 1; i <= n; i++)

@@ -20,8 +20,9 @@ ip link set lo up
 
 # bench_pingpong device gid-index [env...]
 bench_pingpong() {
-	local dev="$1" gid="$2" srv l us=failed
+	local dev="$1" gid="$2" srv l f us=failed
 	shift 2
+	rm -f /run/bpp-srv /run/bpp-cli
 	timeout 300 env "$@" "$RSIM_RDMA_CORE_BIN/ibv_rc_pingpong" \
 		-d "$dev" -g "$gid" -e -s 64 -n 2000 >/run/bpp-srv 2>&1 &
 	srv=$!
@@ -41,7 +42,16 @@ bench_pingpong() {
 		esac
 	done </run/bpp-cli
 	say "RSIM-BENCH pingpong $dev $us"
+	# a pair that did not run says why
+	if [ "$us" = failed ]; then
+		for f in bpp-srv bpp-cli; do
+			[ -f /run/$f ] || continue
+			while IFS= read -r l; do
+				say "RSIM-BENCH pingpong $dev $f: $l"
+			done </run/$f
+		done
+	fi
 }
 
 bench_pingpong rdmasim0 0 RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
-[ -d /sys/class/infiniband/rxe0 ] && bench_pingpong rxe0 1
+[ -d /sys/class/infiniband/rxe0 ] && bench_pingpong rxe0 0
