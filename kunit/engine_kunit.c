@@ -197,16 +197,13 @@ static void engine_srq_destroy(void *srq)
 }
 
 /*
- * Defect 5: post_srq_recv walked every QP of the device and ran each
- * waiting requester's queue inside the caller's call (O(QPs) x 64 KiB of
- * copying, possibly in softirq context). A requester waits (RNR) on a
- * responder of an SRQ; a receive WR posted to the SRQ with BH off (so
- * that the worker cannot run meanwhile) must return with nothing
- * executed: the requester's retry is the worker's, and completes after.
+ * An SRQ (4 WRs), a responder @b on it and a requester @a, connected to
+ * each other with @rnr_retry; all destroyed with the test. Returns the SRQ.
  */
-static void rsim_engine_test_srq_post_runs_nothing(struct kunit *test)
+static struct ib_srq *engine_srq_pair(struct kunit *test, struct dp_fixture *f,
+				      u8 rnr_retry, struct ib_qp **a,
+				      struct ib_qp **b)
 {
-	struct dp_fixture *f = dp_fixture(test);
 	struct ib_srq_init_attr sa = {
 		.attr = { .max_wr = 4, .max_sge = 1 },
 		.srq_type = IB_SRQT_BASIC,
@@ -218,6 +215,37 @@ static void rsim_engine_test_srq_post_runs_nothing(struct kunit *test)
 		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
 		.port_num = 1,
 	};
+	struct ib_srq *srq;
+	int err;
+
+	srq = ib_create_srq(f->pd, &sa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, srq);
+	err = kunit_add_action_or_reset(test, engine_srq_destroy, srq);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	qa.srq = srq;
+	*b = ib_create_qp(f->pd, &qa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, *b);
+	err = kunit_add_action_or_reset(test, dp_qp_destroy, *b);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	*a = dp_qp(test, f, IB_QPT_RC, f->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, *a, (*b)->qp_num, DP_ACCESS,
+					 rnr_retry), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect(f, *b, (*a)->qp_num, DP_ACCESS,
+					 rnr_retry), 0);
+	return srq;
+}
+
+/*
+ * Defect 5: post_srq_recv walked every QP of the device and ran each
+ * waiting requester's queue inside the caller's call (O(QPs) x 64 KiB of
+ * copying, possibly in softirq context). A requester waits (RNR) on a
+ * responder of an SRQ; a receive WR posted to the SRQ with BH off (so
+ * that the worker cannot run meanwhile) must return with nothing
+ * executed: the requester's retry is the worker's, and completes after.
+ */
+static void rsim_engine_test_srq_post_runs_nothing(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
 	struct ib_send_wr send = {
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
@@ -235,18 +263,7 @@ static void rsim_engine_test_srq_post_runs_nothing(struct kunit *test)
 	u32 held;
 	int err, i;
 
-	srq = ib_create_srq(f->pd, &sa);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, srq);
-	err = kunit_add_action_or_reset(test, engine_srq_destroy, srq);
-	KUNIT_ASSERT_EQ(test, err, 0);
-	qa.srq = srq;
-	b = ib_create_qp(f->pd, &qa);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
-	err = kunit_add_action_or_reset(test, dp_qp_destroy, b);
-	KUNIT_ASSERT_EQ(test, err, 0);
-	a = dp_qp(test, f, IB_QPT_RC, f->pd);
-	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 7), 0);
-	KUNIT_ASSERT_EQ(test, dp_connect(f, b, a->qp_num, DP_ACCESS, 7), 0);
+	srq = engine_srq_pair(test, f, 7, &a, &b);
 
 	KUNIT_ASSERT_EQ(test, dp_post(a, &send, f->src.dma, 64,
 				      f->pd->local_dma_lkey), 0);
@@ -307,17 +324,6 @@ static void engine_peer_hook_clear(void *rsim)
 static void rsim_engine_test_reset_responder_takes_nothing(struct kunit *test)
 {
 	struct dp_fixture *f = dp_fixture(test);
-	struct ib_srq_init_attr sa = {
-		.attr = { .max_wr = 4, .max_sge = 1 },
-		.srq_type = IB_SRQT_BASIC,
-	};
-	struct ib_qp_init_attr qa = {
-		.qp_type = IB_QPT_RC,
-		.send_cq = f->cq,
-		.recv_cq = f->cq,
-		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
-		.port_num = 1,
-	};
 	struct ib_send_wr send = {
 		.opcode = IB_WR_SEND,
 		.send_flags = IB_SEND_SIGNALED,
@@ -335,18 +341,7 @@ static void rsim_engine_test_reset_responder_takes_nothing(struct kunit *test)
 	u32 left;
 	int err;
 
-	srq = ib_create_srq(f->pd, &sa);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, srq);
-	err = kunit_add_action_or_reset(test, engine_srq_destroy, srq);
-	KUNIT_ASSERT_EQ(test, err, 0);
-	qa.srq = srq;
-	b = ib_create_qp(f->pd, &qa);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b);
-	err = kunit_add_action_or_reset(test, dp_qp_destroy, b);
-	KUNIT_ASSERT_EQ(test, err, 0);
-	a = dp_qp(test, f, IB_QPT_RC, f->pd);
-	KUNIT_ASSERT_EQ(test, dp_connect(f, a, b->qp_num, DP_ACCESS, 0), 0);
-	KUNIT_ASSERT_EQ(test, dp_connect(f, b, a->qp_num, DP_ACCESS, 0), 0);
+	srq = engine_srq_pair(test, f, 0, &a, &b);
 	KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &rwr, NULL), 0);
 
 	engine_reset_peer = b;

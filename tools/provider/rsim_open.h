@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * tools/provider's test programs (rsim_hold, rsim_fuzz): open an RDMA
- * device by its name, through libibverbs.
+ * tools/provider's test programs (rsim_hold, rsim_fuzz, rsim_stress,
+ * rsim_charge): open an RDMA device by its name, and connect an RC QP to
+ * itself, through libibverbs.
  */
 #ifndef RSIM_OPEN_H
 #define RSIM_OPEN_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <infiniband/verbs.h>
@@ -32,6 +34,48 @@ static inline struct ibv_context *rsim_open_device(const char *name)
 	if (!ctx)
 		errno = err;
 	return ctx;
+}
+
+/*
+ * RESET -> INIT -> RTR -> RTS, connected to itself through the port's
+ * @lid: @access the remote rights, @mtu the path MTU, @rd_atomic the
+ * RDMA READs (and atomics) in flight each way; transport retries 7, RNR
+ * retries for ever (a SEND may wait for a receive). 0, or -1 with errno.
+ */
+static inline int rsim_connect_self(struct ibv_qp *qp, uint16_t lid,
+				    int access, enum ibv_mtu mtu,
+				    uint8_t rd_atomic)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = access,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = mtu;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = rd_atomic;
+	a.min_rnr_timer = 1;
+	a.ah_attr.dlid = lid;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = rd_atomic;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 #endif /* RSIM_OPEN_H */

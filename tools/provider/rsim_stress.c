@@ -389,42 +389,6 @@ static struct ibv_mr *reg(void *p, size_t len)
 			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 }
 
-/* INIT, RTR to itself, RTS */
-static int connect_self(uint16_t lid)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_4096;
-	a.dest_qp_num = qp->qp_num;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;	/* for ever: a SEND may wait for a receive */
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-}
-
 int main(int argc, char **argv)
 {
 	const char *name = "rdmasim0";
@@ -477,7 +441,9 @@ int main(int argc, char **argv)
 	qa.recv_cq = rcq;
 	step = "QP";
 	qp = ibv_create_qp(pd, &qa);
-	if (!qp || connect_self(port.lid))
+	if (!qp || rsim_connect_self(qp, port.lid, IBV_ACCESS_REMOTE_WRITE |
+						 IBV_ACCESS_REMOTE_READ,
+					 IBV_MTU_4096, 4))
 		goto out;
 	step = "device memory";
 	dm = ibv_alloc_dm(ctx, &dma);
