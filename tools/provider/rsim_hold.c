@@ -106,8 +106,9 @@ int main(int argc, char **argv)
 	qp = ibv_create_qp(pd, &qa);
 	mr = ibv_reg_mr(pd, buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_REMOTE_WRITE);
-	if (!qp || !mr || rsim_connect_self(qp, port.lid, IBV_ACCESS_REMOTE_WRITE,
-						   IBV_MTU_1024, 1))
+	if (!qp || !mr ||
+	    rsim_connect_self(qp, port.lid, IBV_ACCESS_REMOTE_WRITE,
+			      IBV_MTU_1024, 1))
 		return fail("qp, mr");
 	dm = ibv_alloc_dm(ctx, &da);
 	if (!dm)
