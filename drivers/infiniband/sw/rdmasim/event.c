@@ -7,8 +7,9 @@
  * interrupt for them would. Handlers of any other object it touched (the
  * responder's receive CQ, the responder QP's affiliated errors, an SRQ's
  * limit event) are queued for the device's dispatcher, which runs them
- * from the device's own context, a kworker of the data path's workqueue,
- * as rxe's tasks and siw's threads do: an unprivileged process's post
+ * from the device's own context, a high-priority kworker on the CPU that
+ * queued them (as rxe's tasks and siw's threads run theirs): an
+ * unprivileged process's post
  * never runs another process's or a kernel ULP's handler, and its verb
  * never waits for them. Where there is no caller (the worker, the RNR
  * timer, the dispatcher itself), every handler runs at once; in hard-IRQ
@@ -127,19 +128,42 @@ static void rsim_ev_work(struct work_struct *work)
 		wake_up_var(&rsim->ev_cur);
 	}
 	if (!list_empty(&rsim->ev_list))
-		queue_work(rsim->dp_wq, &rsim->ev_work);
+		queue_work(rsim->ev_wq, &rsim->ev_work);
 	spin_unlock_irq(&rsim->ev_lock);
 }
 
 /**
  * rsim_ev_init() - set up a device's dispatcher
  * @rsim: device
+ *
+ * Its workqueue is per-CPU and high-priority: the dispatcher runs on the
+ * CPU whose verb queued it, ahead of that CPU's normal work, as soon as
+ * the verb returns. The handler it runs is typically the one that wakes
+ * the responder's process: on a normal-priority worker that wake-up
+ * waited until the poster went to sleep itself (make bench's
+ * ibv_rc_pingpong -e across two CPUs: 530 us per round trip against 410).
+ *
+ * Return: 0 or -ENOMEM.
  */
-void rsim_ev_init(struct rsim_dev *rsim)
+int rsim_ev_init(struct rsim_dev *rsim)
 {
 	spin_lock_init(&rsim->ev_lock);
 	INIT_LIST_HEAD(&rsim->ev_list);
 	INIT_WORK(&rsim->ev_work, rsim_ev_work);
+	rsim->ev_wq = alloc_workqueue("rdmasim%u_ev",
+				      RSIM_WQ_PERCPU | WQ_HIGHPRI, 0, rsim->id);
+	return rsim->ev_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * rsim_ev_exit() - tear down a device's dispatcher, once no object is left
+ *	to queue it
+ * @rsim: device
+ */
+void rsim_ev_exit(struct rsim_dev *rsim)
+{
+	if (rsim->ev_wq)
+		destroy_workqueue(rsim->ev_wq);
 }
 
 /**
@@ -173,7 +197,7 @@ void rsim_ev_queue(struct rsim_dev *rsim, struct rsim_ev *ev, u32 what)
 	if (!ev->pending)
 		list_add_tail(&ev->node, &rsim->ev_list);
 	ev->pending |= what;
-	queue_work(rsim->dp_wq, &rsim->ev_work);
+	queue_work(rsim->ev_wq, &rsim->ev_work);
 	spin_unlock_irqrestore(&rsim->ev_lock, flags);
 }
 

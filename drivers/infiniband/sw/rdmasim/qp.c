@@ -35,7 +35,8 @@ int rsim_qp_init(struct rsim_dev *rsim)
 	rsim->qp_next = RSIM_QPN_MIN;
 	spin_lock_init(&rsim->atomic_lock);
 	spin_lock_init(&rsim->stats_lock);
-	rsim_ev_init(rsim);
+	if (rsim_ev_init(rsim))
+		return -ENOMEM;
 	/*
 	 * Per-CPU workers, so that a QP's work runs where its policy puts it;
 	 * CPU-intensive, so that one long copy does not hold back the other
@@ -51,6 +52,7 @@ void rsim_qp_exit(struct rsim_dev *rsim)
 {
 	if (rsim->dp_wq)
 		destroy_workqueue(rsim->dp_wq);
+	rsim_ev_exit(rsim);
 	WARN_ON(!xa_empty(&rsim->qp_xa));
 	xa_destroy(&rsim->qp_xa);
 }

@@ -329,7 +329,9 @@ struct rsim_dp_stats {
  * @mad_pool: DMA-mapped buffers for the MAD receive queue
  * @debugfs: /sys/kernel/debug/rdmasim/rdmasim<N>
  * @dp_wq: the data path's worker (dp.c): runs what a poster may not or
- *	need not run at once; also runs @ev_work
+ *	need not run at once
+ * @ev_wq: the dispatcher's workqueue (per-CPU, high priority): runs
+ *	@ev_work
  * @ev_lock: protects @ev_list, @ev_cur and the &struct rsim_ev of every
  *	object (event.c); any context
  * @ev_list: objects whose handlers wait for the dispatcher, oldest first
@@ -367,6 +369,7 @@ struct rsim_dev {
 	struct rsim_puda_pool *mad_pool;
 	struct dentry *debugfs;
 	struct workqueue_struct *dp_wq;
+	struct workqueue_struct *ev_wq;
 	spinlock_t ev_lock;	/* protects ev_list, ev_cur, objects' ev */
 	struct list_head ev_list;
 	struct rsim_ev *ev_cur;
@@ -910,7 +913,8 @@ void rsim_cq_deliver(struct rsim_cq *cq, u32 flags);
 
 /* event.c */
 DECLARE_PER_CPU(unsigned int, rsim_dp_depth);
-void rsim_ev_init(struct rsim_dev *rsim);
+int rsim_ev_init(struct rsim_dev *rsim);
+void rsim_ev_exit(struct rsim_dev *rsim);
 void rsim_ev_obj_init(struct rsim_ev *ev, enum rsim_ev_kind kind);
 void rsim_ev_queue(struct rsim_dev *rsim, struct rsim_ev *ev, u32 what);
 void rsim_ev_forget(struct rsim_dev *rsim, struct rsim_ev *ev);
