@@ -267,6 +267,26 @@ int dp_post_recv(struct ib_qp *qp, u64 wr_id, u64 addr, u32 len, u32 lkey)
 }
 
 /**
+ * dp_post_srq_recv() - post one receive WR of one SGE to an SRQ
+ * @srq: the SRQ
+ * @wr_id: the WR's id
+ * @addr: the SGE's address
+ * @len: its length
+ * @lkey: its lkey
+ *
+ * Return: what ib_post_srq_recv() returns.
+ */
+int dp_post_srq_recv(struct ib_srq *srq, u64 wr_id, u64 addr, u32 len,
+		     u32 lkey)
+{
+	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	return ib_post_srq_recv(srq, &wr, NULL);
+}
+
+/**
  * dp_post() - post one send WR with one SGE
  * @qp: the QP
  * @wr: the WR; its SGE list is set here (and points at this function's

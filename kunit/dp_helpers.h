@@ -67,6 +67,8 @@ struct dp_fixture *dp_fixture_type(struct kunit *test, enum ib_qp_type type,
 void dp_poll_one(struct kunit *test, struct dp_fixture *f, struct ib_qp *qp,
 		 struct ib_wc *wc);
 int dp_post_recv(struct ib_qp *qp, u64 wr_id, u64 addr, u32 len, u32 lkey);
+int dp_post_srq_recv(struct ib_srq *srq, u64 wr_id, u64 addr, u32 len,
+		     u32 lkey);
 int dp_post(struct ib_qp *qp, struct ib_send_wr *wr, u64 addr, u32 len,
 	    u32 lkey);
 int dp_reg(struct kunit *test, struct dp_fixture *f, struct ib_qp *qp,

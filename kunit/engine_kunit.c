@@ -251,12 +251,6 @@ static void rsim_engine_test_srq_post_runs_nothing(struct kunit *test)
 		.send_flags = IB_SEND_SIGNALED,
 		.wr_id = 1,
 	};
-	struct ib_sge sge = {
-		.addr = f->dst.dma,
-		.length = 64,
-		.lkey = f->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr rwr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
 	struct ib_srq *srq;
 	struct ib_qp *a, *b;
 	struct ib_wc wc[2];
@@ -269,7 +263,8 @@ static void rsim_engine_test_srq_post_runs_nothing(struct kunit *test)
 				      f->pd->local_dma_lkey), 0);
 	KUNIT_ASSERT_EQ(test, to_rsim_qp(a)->owner, RSIM_SQ_RNR);
 	local_bh_disable();
-	err = ib_post_srq_recv(srq, &rwr, NULL);
+	err = dp_post_srq_recv(srq, 2, f->dst.dma, 64,
+			       f->pd->local_dma_lkey);
 	held = READ_ONCE(to_rsim_cq(f->cq)->count);
 	local_bh_enable();
 	KUNIT_ASSERT_EQ(test, err, 0);
@@ -329,12 +324,6 @@ static void rsim_engine_test_reset_responder_takes_nothing(struct kunit *test)
 		.send_flags = IB_SEND_SIGNALED,
 		.wr_id = 1,
 	};
-	struct ib_sge sge = {
-		.addr = f->dst.dma,
-		.length = 64,
-		.lkey = f->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr rwr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
 	struct ib_srq *srq;
 	struct ib_qp *a, *b;
 	struct ib_wc wc[2];
@@ -342,7 +331,8 @@ static void rsim_engine_test_reset_responder_takes_nothing(struct kunit *test)
 	int err;
 
 	srq = engine_srq_pair(test, f, 0, &a, &b);
-	KUNIT_ASSERT_EQ(test, ib_post_srq_recv(srq, &rwr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, dp_post_srq_recv(srq, 2, f->dst.dma, 64,
+					       f->pd->local_dma_lkey), 0);
 
 	engine_reset_peer = b;
 	engine_reset_err = -EINVAL;

@@ -33,17 +33,6 @@ static void srq_destroy(void *srq)
 	ib_destroy_srq(srq);
 }
 
-/* post one receive of @len bytes at @addr to @srq */
-static int srq_post(struct ib_srq *srq, u64 wr_id, u64 addr, u32 len,
-		    u32 lkey)
-{
-	struct ib_sge sge = { .addr = addr, .length = len, .lkey = lkey };
-	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
-				 .num_sge = 1 };
-
-	return ib_post_srq_recv(srq, &wr, NULL);
-}
-
 /*
  * A shared receive queue: SENDs to a QP of the SRQ land in the SRQ's WRs,
  * in order, completed on the QP's receive CQ; post_recv on that QP is
@@ -119,9 +108,9 @@ static void rsim_srq_test_shared_receive(struct kunit *test)
 
 	/* two SENDs take the SRQ's WRs in order */
 	for (i = 0; i < 3; i++)
-		KUNIT_ASSERT_EQ(test, srq_post(srq, 100 + i,
-					       f->dst.dma + 64 * i, 64,
-					       lkey), 0);
+		KUNIT_ASSERT_EQ(test, dp_post_srq_recv(srq, 100 + i,
+						       f->dst.dma + 64 * i,
+						       64, lkey), 0);
 	for (i = 0; i < 2; i++) {
 		f->src.va[0] = 'A' + i;
 		ib_dma_sync_single_for_device(&f->rsim->ibdev, f->src.dma,
@@ -142,10 +131,10 @@ static void rsim_srq_test_shared_receive(struct kunit *test)
 	}
 
 	/* the limit: fires once when fewer than 2 WRs remain (3 now) */
-	KUNIT_ASSERT_EQ(test, srq_post(srq, 103, f->dst.dma + 192, 64,
-				       lkey), 0);
-	KUNIT_ASSERT_EQ(test, srq_post(srq, 104, f->dst.dma + 256, 64,
-				       lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post_srq_recv(srq, 103, f->dst.dma + 192,
+					       64, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post_srq_recv(srq, 104, f->dst.dma + 256,
+					       64, lkey), 0);
 	attr.max_wr = 8;
 	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR),
 			-EINVAL);
@@ -177,7 +166,8 @@ static void rsim_srq_test_shared_receive(struct kunit *test)
 	send.wr_id = 9;
 	KUNIT_ASSERT_EQ(test, dp_post(a, &send, f->src.dma, 16, lkey), 0);
 	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 4), 0);
-	KUNIT_ASSERT_EQ(test, srq_post(srq, 105, f->dst.dma, 64, lkey), 0);
+	KUNIT_ASSERT_EQ(test, dp_post_srq_recv(srq, 105, f->dst.dma, 64,
+					       lkey), 0);
 	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
