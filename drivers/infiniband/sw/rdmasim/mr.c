@@ -373,19 +373,6 @@ static struct ib_mr *rsim_get_dma_mr(struct ib_pd *ibpd, int access)
 }
 
 /*
- * The translation of pinned user memory, one entry per page, and the MR
- * VALID on it: the data path reaches user memory as it reaches a
- * fast-registered MR.
- *
- * Pages the process pinned are translated to themselves (the CPU's view
- * of the sg table ib_umem_get() built): the data path copies through
- * them, so that what the process reads is what the device wrote whatever
- * DMA address the core's mapping gave them (under swiotlb=force, a bounce
- * slot). A dma-buf's pages belong to its exporter, and an importer may
- * use only the DMA addresses of the attachment: those are translated,
- * reached as a kernel consumer's are.
- */
-/*
  * Count the pages whose DMA address is not their physical address (each
  * entry mapped alone, as dma-direct maps: a bounce slot under swiotlb);
  * debugfs' umem_bounced shows that the data path's page view mattered.
@@ -409,6 +396,19 @@ static void rsim_umem_count_bounced(struct rsim_dev *rsim, struct sg_table *sgt)
 	spin_unlock_bh(&rsim->stats_lock);
 }
 
+/*
+ * The translation of pinned user memory, one entry per page, and the MR
+ * VALID on it: the data path reaches user memory as it reaches a
+ * fast-registered MR.
+ *
+ * Pages the process pinned are translated to themselves (the CPU's view
+ * of the sg table ib_umem_get() built): the data path copies through
+ * them, so that what the process reads is what the device wrote whatever
+ * DMA address the core's mapping gave them (under swiotlb=force, a bounce
+ * slot). A dma-buf's pages belong to its exporter, and an importer may
+ * use only the DMA addresses of the attachment: those are translated,
+ * reached as a kernel consumer's are.
+ */
 /*
  * The page translation of @length bytes of pinned memory: one entry per
  * page, the first from the start of the page @umem starts in. Returns the

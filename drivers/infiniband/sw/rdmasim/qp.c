@@ -31,12 +31,15 @@
  */
 int rsim_qp_init(struct rsim_dev *rsim)
 {
+	int err;
+
 	xa_init_flags(&rsim->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	rsim->qp_next = RSIM_QPN_MIN;
 	spin_lock_init(&rsim->atomic_lock);
 	spin_lock_init(&rsim->stats_lock);
-	if (rsim_ev_init(rsim))
-		return -ENOMEM;
+	err = rsim_ev_init(rsim);
+	if (err)
+		return err;
 	/*
 	 * Per-CPU workers, so that a QP's work runs where its policy puts it;
 	 * CPU-intensive, so that one long copy does not hold back the other
