@@ -162,14 +162,12 @@ rsim_stock_trixie() {
 	rsim_unlock
 }
 
-# rsim_stock_copy_prog <root> <program>: the program and every library
-# ldd names (the loader too), at their host paths
+# rsim_stock_copy_prog <root> <program>: the program found in PATH, as
+# rsim_stock_copy_file copies it
 rsim_stock_copy_prog() {
-	local root=$1 p f
+	local p
 	p=$(command -v "$2") || die "$2 is not installed on the host"
-	for f in "$p" $(ldd "$p" | grep -o '/[^ ]*'); do
-		cp -L --parents "$f" "$root"
-	done
+	rsim_stock_copy_file "$1" "$p"
 }
 
 # rsim_stock_tools <dir>: rdma-core (built once and cached, or waited for
@@ -192,7 +190,7 @@ rsim_stock_tools() {
 }
 
 # rsim_stock_copy_file <root> <file>: the file and every library ldd
-# names, at their host paths
+# names (the loader too), at their host paths
 rsim_stock_copy_file() {
 	local root=$1 f
 	for f in "$2" $(ldd "$2" | grep -o '/[^ ]*'); do

@@ -157,12 +157,29 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# and double frees through libibverbs; its "<what> <case> <errno>"
 	# lines against Documentation/rdmasim.rst's table, and nothing it
 	# made may outlive it (restrack's and rdmasim's counts as before)
-	res_snapshot /run/verbs 0
-	rc=0
-	capture /run/verbs env RDMAV_DRIVERS="$PROVIDER" \
-		"$RSIM_MODDIR/tools/provider/rsim_verbs_test" -d rdmasim0 || rc=$?
-	echo "exit $rc" >>/run/verbs
-	res_snapshot /run/verbs 1
+	# provider_tool out tool [args...]: tools/provider's <tool> on
+	# rdmasim0 through the provider, its output and then "exit <status>"
+	# in <out>, restrack's and rdmasim's counts snapshotted before and
+	# after it
+	provider_tool() {
+		local out="$1" tool="$2" rc=0
+		shift 2
+		res_snapshot "$out" 0
+		capture "$out" env RDMAV_DRIVERS="$PROVIDER" \
+			"$RSIM_MODDIR/tools/provider/$tool" -d rdmasim0 "$@" || rc=$?
+		echo "exit $rc" >>"$out"
+		res_snapshot "$out" 1
+	}
+	# provider_left_alone name out: the checks provider_<name>_restrack_
+	# unchanged and provider_<name>_counts_unchanged on provider_tool's
+	# snapshots: every object the tool made is gone
+	provider_left_alone() {
+		check "provider_$1_restrack_unchanged" restrack_unchanged "$2"
+		check "provider_$1_counts_unchanged" counts_unchanged "$2" \
+			pd mr cq qp ah dmah srq dm
+	}
+
+	provider_tool /run/verbs rsim_verbs_test
 	while IFS= read -r l; do
 		say "RSIM-PROVIDER verbs: $l"
 	done </run/verbs
@@ -232,9 +249,7 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"ctx2 dealloc_pd_of_ctx2 ENOENT" "ctx2 dealloc_dmah_busy EBUSY" \
 		"ctx2 close 0"
 
-	check "provider_verbs_restrack_unchanged" restrack_unchanged /run/verbs
-	check "provider_verbs_counts_unchanged" counts_unchanged /run/verbs \
-		pd mr cq qp ah dmah srq dm
+	provider_left_alone verbs /run/verbs
 
 	# tools/provider's rsim_fuzz: two threads' random but well-formed
 	# verbs on one context (every object type, modify to any state,
@@ -243,35 +258,21 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# rdmasim's counts must be as before, and the rmmod at the end of the
 	# selftest must go through. The seed is printed ("seed <n>");
 	# RSIM_FUZZ_SEED on the kernel command line repeats one.
-	res_snapshot /run/fuzz 0
-	rc=0
-	capture /run/fuzz env RDMAV_DRIVERS="$PROVIDER" \
-		"$RSIM_MODDIR/tools/provider/rsim_fuzz" -d rdmasim0 \
-		-s "${RSIM_FUZZ_SEED:-$(date +%s)}" -n 1500 || rc=$?
-	echo "exit $rc" >>/run/fuzz
-	res_snapshot /run/fuzz 1
+	provider_tool /run/fuzz rsim_fuzz \
+		-s "${RSIM_FUZZ_SEED:-$(date +%s)}" -n 1500
 	check "provider_fuzz_ran" lines /run/fuzz "result PASS" "exit 0"
-	check "provider_fuzz_restrack_unchanged" restrack_unchanged /run/fuzz
-	check "provider_fuzz_counts_unchanged" counts_unchanged /run/fuzz \
-		pd mr cq qp ah dmah srq dm
+	provider_left_alone fuzz /run/fuzz
 
 	# tools/provider's rsim_stress: two threads post WRITEs, READs and
 	# SENDs (up to 256 KiB, one to three SGEs) to one self-connected RC
 	# QP at once, and into and out of device memory; every byte that
 	# moves is checked, every receive against the header its message
 	# carries. The seed is printed; RSIM_STRESS_SEED repeats one.
-	res_snapshot /run/stress 0
-	rc=0
-	capture /run/stress env RDMAV_DRIVERS="$PROVIDER" \
-		"$RSIM_MODDIR/tools/provider/rsim_stress" -d rdmasim0 \
-		-s "${RSIM_STRESS_SEED:-$(date +%s)}" -n 150 || rc=$?
-	echo "exit $rc" >>/run/stress
-	res_snapshot /run/stress 1
+	provider_tool /run/stress rsim_stress \
+		-s "${RSIM_STRESS_SEED:-$(date +%s)}" -n 150
 	check "provider_stress_two_threads_one_qp" lines /run/stress \
 		"result PASS" "exit 0"
-	check "provider_stress_restrack_unchanged" restrack_unchanged /run/stress
-	check "provider_stress_counts_unchanged" counts_unchanged /run/stress \
-		pd mr cq qp ah dmah srq dm
+	provider_left_alone stress /run/stress
 
 	# A process holding a context (PD, CQ, a QP in RTS, an MR, device
 	# memory mapped and registered) on a device that is removed: the
