@@ -23,6 +23,9 @@
 #						rdmasim installed and checked there
 #   make kunit [SUITE=<glob>]			KUnit suites in one UML boot
 #   make selftest				the shell selftest in one UML boot
+#   make script SCRIPT=<path>			development: your shell script in
+#						one UML boot, rdmasim0, rxe0 and
+#						siw0 up (guest/init-uml.sh)
 #   make rdma-core				rdma-core 65 (libibverbs, the ibv_*
 #						tools, pyverbs) from Debian sid's
 #						source package, built and cached
@@ -109,6 +112,10 @@ selftest:
 smp:
 	scripts/check-part.sh smp
 
+SCRIPT ?=
+script:
+	scripts/check-part.sh script '$(SCRIPT)'
+
 rdma-core:
 	scripts/build-rdma-core.sh
 
@@ -121,6 +128,6 @@ rdma-core-tests:
 stock:
 	scripts/check-part.sh stock
 
-.PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest smp \
+.PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest script smp \
 	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version stock \
 	check-6.12

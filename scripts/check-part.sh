@@ -13,6 +13,11 @@
 #   make selftest			the shell selftest alone
 #   make smp				the two-CPU boot (non-debug kernel)
 #   make rdma-core-tests		rdma-core's tests on rdmasim0 and rxe0
+#   make script SCRIPT=<path>		development: a shell script of yours,
+#					sourced in the guest (script mode)
+#					with rdmasim0, rxe0 and siw0 up and
+#					guest/lib.sh's helpers; judged like
+#					the others (a clean log)
 #   make stock				Debian's stock 6.1, 6.12 and 7.3
 #					under QEMU (scripts/lib-stock.sh): no UML
 #   check-part.sh tree debug|bench	that UML kernel built and cached,
@@ -27,7 +32,7 @@ set -euo pipefail
 # shellcheck source=lib-stock.sh
 . "$(dirname "$0")/lib-stock.sh"
 
-part=${1:?usage: scripts/check-part.sh kunit [GLOB] | selftest | smp | rdmacore | stock | tree debug|bench}
+part=${1:?usage: scripts/check-part.sh kunit [GLOB] | selftest | smp | rdmacore | stock | script PATH | tree debug|bench}
 glob=${2:-*}
 mkdir -p "$RSIM_OUT"
 # alone, a summary of its own; in make check's background (RSIM_CHECK),
@@ -82,6 +87,12 @@ selftest)
 	rsim_boots_wait
 	rsim_judge "$log" -- --selftest || die "make selftest failed (log: $log)"
 	;;
+script)
+	[ -f "$glob" ] || die "script $glob: no such file"
+	rsim_boot script "$log" RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_SCRIPT=$(realpath "$glob")"
+	rsim_boots_wait
+	rsim_judge "$log" -- || die "make script failed (log: $log)"
+	;;
 smp)
 	rsim_smp_boot "$log"
 	rsim_boots_wait
@@ -99,7 +110,7 @@ rdmacore)
 		die "make rdma-core-tests failed (logs: $log, $RSIM_OUT/uml-rdmacore-rxe0.log)"
 	;;
 *)
-	die "unknown part $part: kunit, selftest, smp or rdmacore"
+	die "unknown part $part: kunit, selftest, script, smp or rdmacore"
 	;;
 esac
 stage "$part passed (log: $log)"

@@ -1369,12 +1369,14 @@ static void rsim_device_free(struct verbs_device *vdev)
 }
 
 /*
- * By name: the kernel's driver id is RDMA_DRIVER_UNKNOWN (0), which
- * libibverbs' match_driver_id() skips, and rdmasim<N> has no device/
- * modalias to match.
+ * By name, or by the parent's modalias (the platform device rdmasim.<N>
+ * or rdmasim.<N>.auto): the kernel's driver id is RDMA_DRIVER_UNKNOWN
+ * (0), which libibverbs' match_driver_id() skips.
  */
 static const struct verbs_match_ent rsim_match_table[] = {
 	VERBS_NAME_MATCH("rdmasim", NULL),
+	/* any name ("rdma link add" names RoCE-mode devices): the parent */
+	VERBS_MODALIAS_MATCH("platform:rdmasim", NULL),
 	{},
 };
 

@@ -188,10 +188,7 @@ void rsim_debugfs_exit(void)
 
 void rsim_debugfs_dev_init(struct rsim_dev *rsim)
 {
-	char name[RSIM_DEV_NAME_LEN];
-
-	snprintf(name, sizeof(name), RSIM_DEV_NAME_FMT, rsim->id);
-	rsim->debugfs = debugfs_create_dir(name, rsim_debugfs_root);
+	rsim->debugfs = debugfs_create_dir(rsim->cfg.name, rsim_debugfs_root);
 	if (IS_ERR(rsim->debugfs))
 		return;
 	debugfs_create_file("resources", 0400, rsim->debugfs, rsim,

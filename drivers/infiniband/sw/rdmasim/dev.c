@@ -5,6 +5,7 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 #include <rdma/ib_mad.h>
 #include <kunit/visibility.h>
 
@@ -150,6 +151,9 @@ static int rsim_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY | IBK_SG_GAPS_REG;
+	/* a device "rdma link add" made, "rdma link del" removes */
+	if (rsim_is_roce(rsim))
+		attr->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
 	attr->max_send_sge = lim->max_send_sge;
 	attr->max_recv_sge = lim->max_recv_sge;
 	attr->max_sge_rd = lim->max_sge_rd;
@@ -198,8 +202,10 @@ static int rsim_query_port(struct ib_device *ibdev, u32 port_num,
 	spin_unlock_bh(&port->lock);
 
 	attr->max_mtu = IB_MTU_4096;
-	attr->gid_tbl_len = 1;
-	attr->port_cap_flags = RSIM_PORT_CAP_FLAGS;
+	attr->gid_tbl_len = rsim_is_roce(rsim) ? RSIM_ROCE_GID_TBL_LEN : 1;
+	/* RoCE: no SM, no LIDs; the CM over QP1 */
+	attr->port_cap_flags = rsim_is_roce(rsim) ? IB_PORT_CM_SUP :
+						    RSIM_PORT_CAP_FLAGS;
 	attr->max_msg_sz = RSIM_MAX_MSG;
 	attr->pkey_tbl_len = rsim->cfg.limits.pkey_tbl_len;
 	attr->lmc = 0;
@@ -382,6 +388,13 @@ static int rsim_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
 	return 0;
 }
 
+static enum rdma_link_layer rsim_get_link_layer(struct ib_device *ibdev,
+						u32 port_num)
+{
+	return rsim_is_roce(to_rsim_dev(ibdev)) ? IB_LINK_LAYER_ETHERNET :
+						  IB_LINK_LAYER_INFINIBAND;
+}
+
 static int rsim_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 				   struct ib_port_immutable *immutable)
 {
@@ -394,7 +407,10 @@ static int rsim_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	/* RoCE v2 only, as rxe: the GID table holds no RoCE v1 entries */
+	immutable->core_cap_flags =
+		rsim_is_roce(to_rsim_dev(ibdev)) ?
+		RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP : RDMA_CORE_PORT_IBA_IB;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
@@ -411,6 +427,10 @@ static void rsim_dealloc_driver(struct ib_device *ibdev)
 	struct rsim_dev *rsim = to_rsim_dev(ibdev);
 	int t;
 
+	/* no packet is routed here any more (before the QPs' workers go) */
+	if (rsim_is_roce(rsim) && !list_empty(&rsim->roce_node))
+		rsim_roce_del(rsim);
+
 	for (t = 0; t < RSIM_RES_NR; t++) {
 		int n = rsim_res_count(rsim, t);
 
@@ -424,6 +444,11 @@ static void rsim_dealloc_driver(struct ib_device *ibdev)
 	rsim_qp_exit(rsim);
 	rsim_mr_exit(rsim);
 	ida_destroy(&rsim->pd_ida);
+	if (rsim_is_roce(rsim))
+		netdev_put(rsim->cfg.ndev, &rsim->ndev_tracker);
+	/* whoever unregistered it, the platform device goes too */
+	WRITE_ONCE(rsim->dead, true);
+	rsim_dev_reap();
 }
 
 static const struct ib_device_ops rsim_dev_ops = {
@@ -433,6 +458,7 @@ static const struct ib_device_ops rsim_dev_ops = {
 
 	.dealloc_driver = rsim_dealloc_driver,
 	.get_dev_fw_str = rsim_get_dev_fw_str,
+	.get_link_layer = rsim_get_link_layer,
 	.get_port_immutable = rsim_get_port_immutable,
 	.modify_port = rsim_modify_port,
 	.process_mad = rsim_process_mad,
@@ -500,10 +526,14 @@ int rsim_dev_lid(u16 cfg_lid, unsigned int base_lid, u32 id, u16 *lid)
 	return 0;
 }
 
-/* The port, with the LID rsim_dev_lid() chose (in rsim->cfg.lid). */
+/*
+ * The port, with the LID rsim_dev_lid() chose (in rsim->cfg.lid); in RoCE
+ * mode no LID, and the netdev's carrier and MTU.
+ */
 static void rsim_port_init(struct rsim_dev *rsim)
 {
 	struct rsim_port *port = &rsim->port;
+	struct net_device *ndev = rsim->cfg.ndev;
 	u16 lid = rsim->cfg.lid;
 
 	spin_lock_init(&port->lock);
@@ -512,6 +542,14 @@ static void rsim_port_init(struct rsim_dev *rsim)
 	port->state = IB_PORT_ACTIVE;
 	port->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	port->mtu = IB_MTU_4096;
+	if (ndev) {
+		bool up = netif_running(ndev) && netif_carrier_ok(ndev);
+
+		port->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+		port->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
+					IB_PORT_PHYS_STATE_POLLING;
+		port->mtu = rsim_roce_mtu(ndev);
+	}
 	port->subnet_timeout = RSIM_SUBNET_TIMEOUT;
 	port->width_enabled = RSIM_PORT_WIDTHS;
 	port->speed_enabled = RSIM_PORT_SPEEDS;
@@ -532,11 +570,12 @@ int rsim_dev_probe(struct platform_device *pdev,
 {
 	const struct rsim_limits *lim = &cfg->limits;
 	struct rsim_dev *rsim;
-	char name[RSIM_DEV_NAME_LEN];
 	u16 lid;
 	int err;
 
-	err = rsim_dev_lid(cfg->lid, rsim_base_lid, pdev->id, &lid);
+	lid = 0;
+	err = cfg->ndev ? 0 : rsim_dev_lid(cfg->lid, rsim_base_lid, pdev->id,
+					   &lid);
 	if (err) {
 		dev_err(&pdev->dev, "no unicast LID: %d\n", err);
 		return err;
@@ -562,6 +601,13 @@ int rsim_dev_probe(struct platform_device *pdev,
 	rsim->id = pdev->id;
 	rsim->cfg = *cfg;
 	rsim->cfg.lid = lid;
+	if (!rsim->cfg.name[0])
+		snprintf(rsim->cfg.name, sizeof(rsim->cfg.name),
+			 RSIM_DEV_NAME_FMT, rsim->id);
+	INIT_LIST_HEAD(&rsim->roce_node);
+	/* dealloc_driver lets go of it */
+	if (cfg->ndev)
+		netdev_hold(cfg->ndev, &rsim->ndev_tracker, GFP_KERNEL);
 	ida_init(&rsim->pd_ida);
 	rsim_mr_init(rsim);
 	rsim_fault_init(rsim);
@@ -575,9 +621,13 @@ int rsim_dev_probe(struct platform_device *pdev,
 	rsim->ibdev.local_dma_lkey = RSIM_LOCAL_DMA_LKEY;
 	rsim->ibdev.node_guid = cpu_to_be64(RSIM_GUID_PREFIX |
 					    ((u64)rsim->id << 8));
+	/* RoCE: the EUI-64 of the netdev's MAC, as rxe and siw */
+	if (cfg->ndev)
+		addrconf_addr_eui48((u8 *)&rsim->ibdev.node_guid,
+				    cfg->ndev->dev_addr);
 	rsim->ibdev.dev.parent = &pdev->dev;
-	snprintf(rsim->ibdev.node_desc, sizeof(rsim->ibdev.node_desc),
-		 RSIM_DEV_NAME_FMT, rsim->id);
+	strscpy(rsim->ibdev.node_desc, rsim->cfg.name,
+		sizeof(rsim->ibdev.node_desc));
 	rsim_port_init(rsim);
 
 	ib_set_device_ops(&rsim->ibdev, &rsim_dev_ops);
@@ -604,11 +654,17 @@ int rsim_dev_probe(struct platform_device *pdev,
 	if (err)
 		goto err_dealloc;
 
-	snprintf(name, sizeof(name), RSIM_DEV_NAME_FMT, rsim->id);
-	err = ib_register_device(&rsim->ibdev, name, &pdev->dev);
+	if (cfg->ndev) {
+		err = ib_device_set_netdev(&rsim->ibdev, cfg->ndev, RSIM_PORT);
+		if (err)
+			goto err_dealloc;
+	}
+	err = ib_register_device(&rsim->ibdev, rsim->cfg.name, &pdev->dev);
 	if (err)
 		goto err_dealloc;
 
+	if (cfg->ndev)
+		rsim_roce_add(rsim);
 	platform_set_drvdata(pdev, rsim);
 	return 0;
 

@@ -61,10 +61,12 @@
  */
 
 #include <linux/dma-direct.h>
+#include <linux/etherdevice.h>
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
 #include <linux/percpu.h>
 #include <linux/wait_bit.h>
+#include <rdma/ib_cache.h>
 
 #include "rdmasim.h"
 
@@ -133,6 +135,7 @@ struct rsim_budget {
  * @rc: @qp is RC (else UC or a datagram QP)
  * @worker: running on the worker (may reschedule between pages)
  * @dlid: the requester's destination LID, read under its lock
+ * @grh: its path's GRH (RoCE: the destination GID routes the packet)
  * @dest_qpn: its destination QP
  * @sl: its service level
  * @mtu: its path MTU
@@ -141,6 +144,8 @@ struct rsim_budget {
  * @retry_cnt: its transport retry count
  * @pkey_index: its P_Key index
  * @peer: the responder, held, once found
+ * @prsim: the responder's device (RoCE: perhaps another), valid while
+ *	@peer is held
  * @peer_access: the responder's qp_access_flags
  * @rnr_timer: the responder's min_rnr_timer (for an RNR NAK)
  * @nl: entries of @qp->lrefs checked (and held)
@@ -162,6 +167,7 @@ struct rsim_exec {
 	bool rc;
 	bool worker;
 	u16 dlid;
+	struct ib_global_route grh;
 	u32 dest_qpn;
 	u8 sl;
 	enum ib_mtu mtu;
@@ -170,6 +176,7 @@ struct rsim_exec {
 	u8 retry_cnt;
 	u16 pkey_index;
 	struct rsim_qp *peer;
+	struct rsim_dev *prsim;
 	int peer_access;
 	u8 rnr_timer;
 	u32 nl;
@@ -322,7 +329,6 @@ static void *rsim_dma_map_local(struct rsim_dev *rsim, u64 dma, u64 *len)
 
 /**
  * rsim_ref_map() - map byte @pos of a checked range for the device
- * @rsim: the device
  * @ref: the range; its MR's lock held
  * @pos: offset into the range
  * @len: in: bytes wanted; out: bytes mapped, contiguous in the
@@ -339,9 +345,9 @@ static void *rsim_dma_map_local(struct rsim_dev *rsim, u64 dma, u64 *len)
  * kunmap_local(), in reverse order.
  * Return: the mapping, or NULL if the address is not RAM (a bus error).
  */
-static void *rsim_ref_map(struct rsim_dev *rsim,
-			  const struct rsim_mem_ref *ref, u64 pos, u64 *len)
+static void *rsim_ref_map(const struct rsim_mem_ref *ref, u64 pos, u64 *len)
 {
+	struct rsim_dev *rsim = ref->rsim;
 	const struct rsim_mr *mr = ref->mr;
 	u64 at = ref->off + pos;
 	struct page *page;
@@ -430,8 +436,7 @@ static void rsim_mr_pair_unlock(struct rsim_mr_pair *p)
  * negative errno: -EFAULT the destination, -ENXIO the source is no longer
  * registered or not RAM.
  */
-static s64 rsim_dp_copy_page(struct rsim_dev *rsim,
-			     const struct rsim_mem_ref *dref, u64 dpos,
+static s64 rsim_dp_copy_page(const struct rsim_mem_ref *dref, u64 dpos,
 			     const struct rsim_mem_ref *sref, u64 spos,
 			     const void *sbuf, u64 want)
 {
@@ -442,11 +447,11 @@ static s64 rsim_dp_copy_page(struct rsim_dev *rsim,
 		return -EFAULT;
 	if (sref && !rsim_ref_live(sref))
 		return -ENXIO;
-	dp = rsim_ref_map(rsim, dref, dpos, &n);
+	dp = rsim_ref_map(dref, dpos, &n);
 	if (!dp)
 		return -EFAULT;
 	if (sref) {
-		sp = rsim_ref_map(rsim, sref, spos, &n);
+		sp = rsim_ref_map(sref, spos, &n);
 		if (!sp) {
 			kunmap_local(dp);
 			return -ENXIO;
@@ -538,7 +543,7 @@ static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
 			rsim_mr_pair_lock(&held);
 			locked = true;
 		}
-		n = rsim_dp_copy_page(x->rsim, dref, d.pos, sref, s.pos,
+		n = rsim_dp_copy_page(dref, d.pos, sref, s.pos,
 				      src_buf ? src_buf + done : NULL,
 				      len - done);
 		if (n < 0)
@@ -633,23 +638,42 @@ static void rsim_port_violation(struct rsim_dev *rsim, bool qkey)
 }
 
 /*
- * The QP a packet to @dlid and @qpn reaches on this device, held: the LID
- * must be the port's, the port's state must let the packet through
- * (rsim_port_passes()), the QP must exist, not be going away, and be ready
- * to receive (RTR, RTS or SQD). Its state is read without its lock, as a
- * packet meets the state it meets: a modify_qp racing it may or may not
- * be seen. NULL is what a fabric offers a packet to nowhere.
+ * The QP a packet to @dlid (InfiniBand) or @grh's destination GID (RoCE)
+ * and @qpn reaches, held, with its device in @x->prsim. InfiniBand: the
+ * LID must be the port's. RoCE: the GID routes the packet to the
+ * RoCE-mode device that holds it (rsim_roce_route()), this one or
+ * another. The ports' states must let the packet through
+ * (rsim_port_passes()), the QP must exist, not be going away, and be
+ * ready to receive (RTR, RTS or SQD). Its state is read without its
+ * lock, as a packet meets the state it meets: a modify_qp racing it may
+ * or may not be seen. NULL is what a fabric offers a packet to nowhere.
+ *
+ * The responder's device needs no reference of its own while the QP is
+ * held: it is not deallocated before its QPs are destroyed, and
+ * destroy_qp waits for the reference.
  */
 static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
+					const struct ib_global_route *grh,
 					u32 qpn)
 {
+	enum ib_qp_type type = x->qp->ibqp.qp_type;
+	struct rsim_dev *to = x->rsim;
 	struct rsim_qp *dest;
 	enum ib_qp_state st;
 
-	if (dlid != READ_ONCE(x->rsim->port.lid) ||
-	    !rsim_port_passes(x->rsim, x->qp->ibqp.qp_type))
+	if (!rsim_port_passes(x->rsim, type))
 		return NULL;
-	dest = rsim_qp_get(x->rsim, qpn);
+	if (rsim_is_roce(x->rsim)) {
+		to = rsim_roce_route(&grh->dgid);
+		if (!to)
+			return NULL;
+		dest = rsim_port_passes(to, type) ? rsim_qp_get(to, qpn) : NULL;
+		ib_device_put(&to->ibdev);
+	} else {
+		if (dlid != READ_ONCE(x->rsim->port.lid))
+			return NULL;
+		dest = rsim_qp_get(to, qpn);
+	}
 	if (!dest)
 		return NULL;
 	st = READ_ONCE(dest->state);
@@ -657,7 +681,30 @@ static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
 		rsim_qp_put(dest);
 		return NULL;
 	}
+	x->prsim = to;
 	return dest;
+}
+
+/*
+ * RoCE: the responder's path must name the requester's source GID (and
+ * its own source GID the requester's destination), as rxe's address check
+ * does; a packet from elsewhere is dropped. The GIDs are read as the
+ * packet meets them.
+ */
+static bool rsim_dp_roce_addr_ok(struct rsim_exec *x, struct rsim_qp *peer)
+{
+	union ib_gid sgid, psgid, pdgid;
+	u8 pindex;
+
+	if (!rsim_is_roce(x->rsim))
+		return true;
+	if (rsim_roce_hdr(x->rsim, &x->grh, 0, NULL, &sgid) < 0)
+		return false;
+	pindex = READ_ONCE(peer->attr.ah_attr.grh.sgid_index);
+	memcpy(&pdgid, &peer->attr.ah_attr.grh.dgid, sizeof(pdgid));
+	return !rdma_query_gid(&x->prsim->ibdev, RSIM_PORT, pindex, &psgid) &&
+	       !memcmp(&pdgid, &sgid, sizeof(sgid)) &&
+	       !memcmp(&psgid, &x->grh.dgid, sizeof(psgid));
 }
 
 /*
@@ -668,19 +715,22 @@ static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
  */
 static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 {
-	struct rsim_qp *peer = rsim_dp_dest_get(x, x->dlid, x->dest_qpn);
+	struct rsim_qp *peer = rsim_dp_dest_get(x, x->dlid, &x->grh,
+						x->dest_qpn);
 
 	if (!peer)
 		return NULL;
 	if (peer->ibqp.qp_type != x->qp->ibqp.qp_type ||
-	    READ_ONCE(peer->attr.dest_qp_num) != x->qp->ibqp.qp_num) {
+	    READ_ONCE(peer->attr.dest_qp_num) != x->qp->ibqp.qp_num ||
+	    !rsim_dp_roce_addr_ok(x, peer)) {
 		rsim_qp_put(peer);
 		return NULL;
 	}
+	/* the receiving port counts the violation */
 	if (!rsim_pkey_match(rsim_port_pkey(x->rsim, x->pkey_index),
-			     rsim_port_pkey(x->rsim,
+			     rsim_port_pkey(x->prsim,
 					    READ_ONCE(peer->attr.pkey_index)))) {
-		rsim_port_violation(x->rsim, false);
+		rsim_port_violation(x->prsim, false);
 		rsim_qp_put(peer);
 		return NULL;
 	}
@@ -770,7 +820,7 @@ static int rsim_dp_check_rkey(struct rsim_exec *x)
 		return rsim_dp_resp_fail(x, IB_WC_REM_INV_REQ_ERR,
 					 IB_WC_REM_INV_REQ_ERR);
 	if (!(x->peer_access & need) ||
-	    rsim_mr_lookup(x->rsim, x->peer->ibqp.pd, x->wqe->rkey, true,
+	    rsim_mr_lookup(x->prsim, x->peer->ibqp.pd, x->wqe->rkey, true,
 			   x->wqe->remote_addr, x->len, need, &x->rref))
 		return rsim_dp_resp_fail(x, IB_WC_REM_ACCESS_ERR,
 					 IB_WC_REM_ACCESS_ERR);
@@ -807,7 +857,7 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 	spin_unlock_irqrestore(&peer->lock, flags);
 	/* the SRQ is the responder's: its event is the dispatcher's */
 	if (limit > 0)
-		rsim_ev_queue(x->rsim, &srq->ev,
+		rsim_ev_queue(x->prsim, &srq->ev,
 			      BIT(IB_EVENT_SRQ_LIMIT_REACHED));
 	if (x->took)
 		return 0;
@@ -828,7 +878,7 @@ static int rsim_dp_scatter(struct rsim_exec *x, u64 need)
 	for (i = 0; i < rwqe->num_sge; i++) {
 		const struct ib_sge *sge = &rwqe->sge[i];
 
-		if (rsim_mr_lookup(x->rsim, x->peer->ibqp.pd, sge->lkey, false,
+		if (rsim_mr_lookup(x->prsim, x->peer->ibqp.pd, sge->lkey, false,
 				   sge->addr, sge->length,
 				   IB_ACCESS_LOCAL_WRITE, &x->qp->rrefs[i]))
 			return rsim_dp_resp_fail(x, IB_WC_LOC_PROT_ERR,
@@ -926,11 +976,11 @@ static int rsim_dp_atomic(struct rsim_exec *x)
 	int err = -EFAULT;
 	void *p = NULL;
 
-	spin_lock_bh(&x->rsim->atomic_lock);
+	spin_lock_bh(&x->prsim->atomic_lock);
 	if (ref->mr)
 		spin_lock(&ref->mr->lock);
 	if (rsim_ref_live(ref))
-		p = rsim_ref_map(x->rsim, ref, 0, &n);
+		p = rsim_ref_map(ref, 0, &n);
 	if (p && n == sizeof(orig)) {
 		u64 *v = p;
 
@@ -945,7 +995,7 @@ static int rsim_dp_atomic(struct rsim_exec *x)
 		kunmap_local(p);
 	if (ref->mr)
 		spin_unlock(&ref->mr->lock);
-	spin_unlock_bh(&x->rsim->atomic_lock);
+	spin_unlock_bh(&x->prsim->atomic_lock);
 	if (err)
 		return rsim_dp_copy_failed(x, err, true, IB_WC_REM_ACCESS_ERR,
 					   IB_WC_REM_ACCESS_ERR);
@@ -1052,7 +1102,7 @@ static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
 	u32 qkey = wqe->remote_qkey;
 
 	dest = rsim_dp_dest_get(x, rdma_ah_get_dlid(&wqe->ah),
-				wqe->remote_qpn);
+				rdma_ah_read_grh(&wqe->ah), wqe->remote_qpn);
 	if (!dest)
 		return NULL;
 	if (!rsim_ud_reaches(qp, dest))
@@ -1062,15 +1112,16 @@ static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
 	/* a controlled Q_Key (high bit set) means the sender's own */
 	if (qkey & 0x80000000)
 		qkey = READ_ONCE(qp->attr.qkey);
+	/* the receiving port counts a violation */
 	if (qkey != READ_ONCE(dest->attr.qkey)) {
-		rsim_port_violation(x->rsim, true);
+		rsim_port_violation(x->prsim, true);
 		goto drop;
 	}
 	if (!rsim_pkey_match(rsim_port_pkey(x->rsim,
 					    READ_ONCE(qp->attr.pkey_index)),
-			     rsim_port_pkey(x->rsim,
+			     rsim_port_pkey(x->prsim,
 					    READ_ONCE(dest->attr.pkey_index)))) {
-		rsim_port_violation(x->rsim, false);
+		rsim_port_violation(x->prsim, false);
 		goto drop;
 	}
 	return dest;
@@ -1080,11 +1131,20 @@ drop:
 	return NULL;
 }
 
-/* The GRH a UD message carries when its address vector asks for one. */
-static void rsim_dp_ud_grh(struct rsim_exec *x, struct ib_grh *grh)
+/*
+ * The GRH a UD message carries when its address vector asks for one; in
+ * RoCE mode always, as the packet's IPv4 or IPv6 header. Returns the
+ * network header type (RDMA_NETWORK_IB, _IPV4, _IPV6), or a negative
+ * errno if the packet cannot be sent (RoCE: no source GID).
+ */
+static int rsim_dp_ud_grh(struct rsim_exec *x, struct ib_grh *grh)
 {
 	const struct ib_global_route *g = rdma_ah_read_grh(&x->wqe->ah);
+	union ib_gid sgid;
 
+	if (rsim_is_roce(x->rsim))
+		return rsim_roce_hdr(x->rsim, g, x->len,
+				     (union rdma_network_hdr *)grh, &sgid);
 	memset(grh, 0, sizeof(*grh));
 	grh->version_tclass_flow =
 		cpu_to_be32((6U << 28) | ((u32)g->traffic_class << 20) |
@@ -1095,6 +1155,7 @@ static void rsim_dp_ud_grh(struct rsim_exec *x, struct ib_grh *grh)
 	grh->sgid.global.subnet_prefix = cpu_to_be64(RSIM_GID_PREFIX);
 	grh->sgid.global.interface_id = x->rsim->port.guid;
 	grh->dgid = g->dgid;
+	return RDMA_NETWORK_IB;
 }
 
 /*
@@ -1108,7 +1169,7 @@ static void rsim_dp_ud_grh(struct rsim_exec *x, struct ib_grh *grh)
 static struct rsim_puda_buf *rsim_dp_mad_rx(struct rsim_exec *x,
 					    const struct ib_grh *grh, int *ret)
 {
-	struct rsim_puda_pool *pool = x->rsim->mad_pool;
+	struct rsim_puda_pool *pool = x->prsim->mad_pool;
 	struct rsim_puda_buf *buf;
 	struct rsim_mem_ref ref;
 	int err = 0;
@@ -1122,7 +1183,9 @@ static struct rsim_puda_buf *rsim_dp_mad_rx(struct rsim_exec *x,
 	}
 	rsim_puda_sync_for_device(buf);
 	/* the buffer's DMA address, as the local DMA lkey names memory */
-	ref = (struct rsim_mem_ref){ .off = buf->dma, .len = buf->len };
+	ref = (struct rsim_mem_ref){
+		.rsim = x->prsim, .off = buf->dma, .len = buf->len,
+	};
 	if (grh)
 		err = rsim_dp_copy(x, &ref, 1, NULL, 0, grh, RSIM_UD_GRH);
 	ref.off += RSIM_UD_GRH;
@@ -1152,10 +1215,11 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 	bool has_grh = rdma_ah_get_ah_flags(&wqe->ah) & IB_AH_GRH;
 	struct ib_wc wc = { .sl = rdma_ah_get_sl(&wqe->ah) };
 	struct rsim_puda_buf *buf = NULL;
+	struct rsim_puda_pool *pool;
 	const void *grh_src, *inl;
+	int ret, net_type = 0;
 	struct ib_grh grh;
 	u32 i, skip;
-	int ret;
 
 	ret = rsim_dp_gather(x);
 	if (ret)
@@ -1165,13 +1229,17 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 	ret = rsim_dp_steer(x);
 	if (ret)
 		return ret;
+	if (has_grh) {
+		net_type = rsim_dp_ud_grh(x, &grh);
+		if (net_type < 0)
+			return RSIM_EXEC_DROP;
+	}
 	x->peer = rsim_dp_ud_dest(x);
 	if (!x->peer)
 		return RSIM_EXEC_DROP;
-	if (has_grh)
-		rsim_dp_ud_grh(x, &grh);
 	grh_src = &grh;
 	inl = rsim_dp_inline(wqe);
+	pool = x->prsim->mad_pool;
 	if (rsim_qp_is_special(x->peer)) {
 		buf = rsim_dp_mad_rx(x, has_grh ? &grh : NULL, &ret);
 		if (!buf)
@@ -1214,11 +1282,17 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 	wc.pkey_index = READ_ONCE(x->peer->attr.pkey_index);
 	if (has_grh)
 		wc.wc_flags |= IB_WC_GRH;
+	/* RoCE: what ib_init_ah_attr_from_wc() needs to answer */
+	if (rsim_is_roce(x->rsim)) {
+		wc.wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE | IB_WC_WITH_SMAC;
+		wc.network_hdr_type = net_type;
+		ether_addr_copy(wc.smac, x->rsim->cfg.ndev->dev_addr);
+	}
 	rsim_dp_deliver(x, &wc);
 	ret = IB_WC_SUCCESS;
 out:
 	if (buf)
-		rsim_puda_put(x->rsim->mad_pool, buf);
+		rsim_puda_put(pool, buf);
 	return ret;
 }
 
@@ -1272,7 +1346,7 @@ static int rsim_dp_exec(struct rsim_exec *x)
 	if (ret)
 		return ret;
 	if (wqe->opcode == IB_WR_SEND_WITH_INV &&
-	    rsim_mr_invalidate(x->rsim, x->peer->ibqp.pd, wqe->inv))
+	    rsim_mr_invalidate(x->prsim, x->peer->ibqp.pd, wqe->inv))
 		return rsim_dp_resp_fail(x, IB_WC_REM_INV_REQ_ERR,
 					 IB_WC_REM_INV_REQ_ERR);
 	if (x->took) {
@@ -1438,6 +1512,7 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
 		.rc = qp->ibqp.qp_type == IB_QPT_RC,
 		.worker = b->worker,
 		.dlid = rdma_ah_get_dlid(&qp->attr.ah_attr),
+		.grh = qp->attr.ah_attr.grh,
 		.dest_qpn = qp->attr.dest_qp_num,
 		.sl = rdma_ah_get_sl(&qp->attr.ah_attr),
 		/* UD messages are one packet of at most the port's MTU */
@@ -1550,6 +1625,15 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 	 * completion and then reads the port counters finds it counted.
 	 */
 	rsim_dp_count(x, status, &wr_did);
+	/* RoCE: what arrived counts at the receiving port, if it arrived */
+	if (rsim_is_roce(x->rsim)) {
+		struct rsim_dp_stats rcv = {};
+
+		swap(rcv.port.rcv_data, wr_did.port.rcv_data);
+		swap(rcv.port.rcv_pkts, wr_did.port.rcv_pkts);
+		if (x->peer)
+			rsim_dp_account(x->prsim, &rcv);
+	}
 	rsim_dp_account(x->rsim, &wr_did);
 	b->wrs--;
 	b->bytes -= x->len;
@@ -1689,7 +1773,9 @@ void rsim_dp_work(struct work_struct *work)
 
 /**
  * rsim_dp_wake_qpn() - a requester waiting for an RNR retry may go on
- * @rsim: device
+ * @rsim: the responder's device
+ * @dgid: RoCE: the responder's path's destination GID, which routes the
+ *	wake-up to the requester's device (rsim_roce_route())
  * @qpn: the requester's QP number
  * @from: the QP number of the responder that calls
  * @inl: the caller is the device's own context (the responder's
@@ -1705,12 +1791,23 @@ void rsim_dp_work(struct work_struct *work)
  *
  * Context: process or softirq, interrupts on (the QP table's lock).
  */
-void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from, bool inl)
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, const union ib_gid *dgid,
+		      u32 qpn, u32 from, bool inl)
 {
-	struct rsim_qp *qp = rsim_qp_get(rsim, qpn);
 	unsigned long flags;
+	struct rsim_qp *qp;
 	bool run = false;
 
+	if (rsim_is_roce(rsim)) {
+		struct rsim_dev *to = rsim_roce_route(dgid);
+
+		if (!to)
+			return;
+		qp = rsim_qp_get(to, qpn);
+		ib_device_put(&to->ibdev);
+	} else {
+		qp = rsim_qp_get(rsim, qpn);
+	}
 	if (!qp)
 		return;
 	inl = inl && rsim_dp_may_run_inline();
@@ -1724,6 +1821,21 @@ void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from, bool inl)
 	if (run)
 		rsim_dp_run(qp);
 	rsim_qp_put(qp);
+}
+
+/* rsim_dp_wake_qpn() for the requester @qp is connected to now */
+static void rsim_dp_wake_peer(struct rsim_qp *qp, bool inl)
+{
+	unsigned long flags;
+	union ib_gid dgid;
+	u32 qpn;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	qpn = qp->attr.dest_qp_num;
+	dgid = qp->attr.ah_attr.grh.dgid;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device), &dgid, qpn,
+			 qp->ibqp.qp_num, inl);
 }
 
 /**
@@ -1741,9 +1853,7 @@ void rsim_dp_wake_requester(struct rsim_qp *qp)
 	unsigned long flags;
 
 	if (!in_hardirq() && !in_nmi() && !irqs_disabled()) {
-		rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
-				 READ_ONCE(qp->attr.dest_qp_num),
-				 qp->ibqp.qp_num, false);
+		rsim_dp_wake_peer(qp, false);
 		return;
 	}
 	/* not @qp's own work: that is its RNR timer, if it waits itself */
@@ -1765,9 +1875,7 @@ void rsim_dp_wake_work(struct work_struct *work)
 {
 	struct rsim_qp *qp = container_of(work, struct rsim_qp, wake_work);
 
-	rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device),
-			 READ_ONCE(qp->attr.dest_qp_num), qp->ibqp.qp_num,
-			 true);
+	rsim_dp_wake_peer(qp, true);
 }
 
 /**

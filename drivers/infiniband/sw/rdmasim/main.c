@@ -10,6 +10,12 @@
  *
  *   echo <id> > /sys/bus/platform/drivers/rdmasim/new_device
  *   echo <id> > /sys/bus/platform/drivers/rdmasim/del_device
+ *
+ * A RoCE-mode device (roce.c) is a platform device "rdmasim.<n>.auto"
+ * created by "rdma link add" and named by it; new_device and del_device
+ * do not see it. The RDMA core may unregister its ib_device on its own
+ * ("rdma link del", the netdev going away): dealloc_driver then asks the
+ * reaper here to remove the platform device.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -36,15 +42,20 @@ MODULE_PARM_DESC(base_lid,
 /**
  * struct rsim_node - a created device, as the lifecycle code sees it
  * @list: entry in rsim_nodes
- * @id: device number
+ * @id: device number (InfiniBand mode)
+ * @roce: a RoCE-mode device: @id means nothing, new_device and del_device
+ *	do not see it
  * @cfg: creation parameters, read by probe (through platform data)
  * @pdev: the platform device
- * @rsim: set by a successful probe, cleared by remove
+ * @rsim: set by a successful probe, cleared by remove; its ib_device is
+ *	held (get_device()) so that @rsim stays readable after the RDMA core
+ *	unregistered it
  * @probe_err: result of the last probe
  */
 struct rsim_node {
 	struct list_head list;
 	u32 id;
+	bool roce;
 	struct rsim_dev_config cfg;
 	struct platform_device *pdev;
 	struct rsim_dev *rsim;
@@ -54,6 +65,9 @@ struct rsim_node {
 static LIST_HEAD(rsim_nodes);
 static bool rsim_closing;
 static DEFINE_MUTEX(rsim_nodes_lock);	/* protects rsim_nodes, rsim_closing */
+
+static void rsim_reap_fn(struct work_struct *work);
+static DECLARE_WORK(rsim_reap_work, rsim_reap_fn);
 
 /**
  * rsim_default_config() - fill in the configuration of a default device
@@ -76,17 +90,22 @@ static int rsim_plat_probe(struct platform_device *pdev)
 
 	err = rsim_dev_probe(pdev, &node->cfg);
 	node->probe_err = err;
-	if (!err)
+	if (!err) {
 		node->rsim = platform_get_drvdata(pdev);
+		get_device(&node->rsim->ibdev.dev);
+	}
 	return err;
 }
 
 static void rsim_plat_remove(struct platform_device *pdev)
 {
 	struct rsim_node **pnode = dev_get_platdata(&pdev->dev);
+	struct rsim_dev *rsim = (*pnode)->rsim;
 
+	/* nothing to do if the RDMA core has unregistered it already */
 	rsim_dev_remove(pdev);
 	(*pnode)->rsim = NULL;
+	put_device(&rsim->ibdev.dev);
 }
 
 RSIM_PLATFORM_REMOVE_WRAPPER(rsim_plat_remove)
@@ -97,7 +116,7 @@ static struct rsim_node *rsim_node_find_locked(u32 id)
 
 	lockdep_assert_held(&rsim_nodes_lock);
 	list_for_each_entry(node, &rsim_nodes, list)
-		if (node->id == id)
+		if (!node->roce && node->id == id)
 			return node;
 	return NULL;
 }
@@ -110,10 +129,49 @@ static void rsim_node_destroy_locked(struct rsim_node *node)
 	kfree(node);
 }
 
+/*
+ * Register the platform device of @node (id @id, or PLATFORM_DEVID_AUTO)
+ * and return what its probe made. Takes @node over: it is on rsim_nodes
+ * on success and freed on failure.
+ */
+static struct rsim_dev *rsim_node_add_locked(struct rsim_node *node, int id)
+{
+	struct platform_device_info info = {
+		.name = RSIM_DRV_NAME,
+		.id = id,
+		.dma_mask = DMA_BIT_MASK(64),
+		.data = &node,
+		.size_data = sizeof(node),
+	};
+	struct platform_device *pdev;
+	struct rsim_dev *rsim;
+	int err;
+
+	lockdep_assert_held(&rsim_nodes_lock);
+	node->probe_err = -ENODEV;
+	pdev = platform_device_register_full(&info);
+	if (IS_ERR(pdev)) {
+		kfree(node);
+		return ERR_CAST(pdev);
+	}
+	node->pdev = pdev;
+	list_add_tail(&node->list, &rsim_nodes);
+
+	/* Probe ran synchronously inside platform_device_register_full(). */
+	rsim = node->rsim;
+	if (!rsim) {
+		err = node->probe_err;
+		rsim_node_destroy_locked(node);
+		return ERR_PTR(err);
+	}
+	return rsim;
+}
+
 /**
  * rsim_dev_new() - create the device rdmasim<id>
  * @id: device number, unique among rdmasim devices
- * @cfg: limits and LID; copied
+ * @cfg: limits and LID; copied (@cfg->ndev must be NULL: an InfiniBand
+ *	device)
  *
  * Registers the platform device "rdmasim.<id>"; the driver's probe
  * registers the ib_device. Tests use @cfg for small limits. What does not
@@ -121,25 +179,19 @@ static void rsim_node_destroy_locked(struct rsim_node *node)
  *
  * Context: Process context; takes rsim_nodes_lock and the RDMA core's locks.
  * Return: the new device; ERR_PTR(-EINVAL) if @id is above INT_MAX (a
- * platform device id is an int) or @cfg->lid is not a unicast LID,
- * -ERANGE if @cfg->lid is 0 and base_lid + @id is past the last unicast
- * LID, -EEXIST if @id is taken, -ENODEV while the module unloads, or the
- * probe's error.
+ * platform device id is an int), @cfg->lid is not a unicast LID or
+ * @cfg->ndev is set, -ERANGE if @cfg->lid is 0 and base_lid + @id is past
+ * the last unicast LID, -EEXIST if @id is taken, -ENODEV while the module
+ * unloads, or the probe's error.
  */
 struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 {
-	struct platform_device_info info = {
-		.name = RSIM_DRV_NAME,
-		.id = id,
-		.dma_mask = DMA_BIT_MASK(64),
-	};
-	struct platform_device *pdev;
 	struct rsim_node *node;
 	struct rsim_dev *rsim;
 	u16 lid;
 	int err;
 
-	if (id > INT_MAX)
+	if (id > INT_MAX || cfg->ndev)
 		return ERR_PTR(-EINVAL);
 	err = rsim_dev_lid(cfg->lid, rsim_base_lid, id, &lid);
 	if (err)
@@ -151,9 +203,9 @@ struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 	node->id = id;
 	node->cfg = *cfg;
 	node->cfg.lid = lid;
-	node->probe_err = -ENODEV;
-	info.data = &node;
-	info.size_data = sizeof(node);
+	if (!node->cfg.name[0])
+		snprintf(node->cfg.name, sizeof(node->cfg.name),
+			 RSIM_DEV_NAME_FMT, id);
 
 	mutex_lock(&rsim_nodes_lock);
 	if (rsim_closing) {
@@ -165,23 +217,7 @@ struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 		err = -EEXIST;
 		goto err_unlock;
 	}
-
-	pdev = platform_device_register_full(&info);
-	if (IS_ERR(pdev)) {
-		err = PTR_ERR(pdev);
-		goto err_unlock;
-	}
-	node->pdev = pdev;
-	list_add_tail(&node->list, &rsim_nodes);
-
-	/* Probe ran synchronously inside platform_device_register_full(). */
-	rsim = node->rsim;
-	if (!rsim) {
-		err = node->probe_err;
-		rsim_node_destroy_locked(node);
-		mutex_unlock(&rsim_nodes_lock);
-		return ERR_PTR(err);
-	}
+	rsim = rsim_node_add_locked(node, id);
 	mutex_unlock(&rsim_nodes_lock);
 	return rsim;
 
@@ -191,6 +227,77 @@ err_unlock:
 	return ERR_PTR(err);
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_dev_new);
+
+/**
+ * rsim_dev_new_roce() - create a RoCE-mode device bound to a netdev
+ * @name: the ib_device's name ("rdma link add"'s NAME)
+ * @ndev: the netdev; the device holds it while it exists
+ *
+ * Context: Process context; takes rsim_nodes_lock and the RDMA core's locks.
+ * Return: the new device; ERR_PTR(-EEXIST) if an rdmasim device is bound
+ * to @ndev already, -ENODEV while the module unloads, or the probe's
+ * error (-EEXIST as well for a name in use).
+ */
+struct rsim_dev *rsim_dev_new_roce(const char *name, struct net_device *ndev)
+{
+	struct rsim_node *node;
+	struct rsim_dev *rsim;
+	int err;
+
+	node = rsim_kzalloc_obj(*node, GFP_KERNEL);
+	if (!node)
+		return ERR_PTR(-ENOMEM);
+	node->roce = true;
+	rsim_default_config(&node->cfg);
+	node->cfg.ndev = ndev;
+	strscpy(node->cfg.name, name, sizeof(node->cfg.name));
+
+	/* a device the core unregistered is gone once the reaper has run */
+	flush_work(&rsim_reap_work);
+	mutex_lock(&rsim_nodes_lock);
+	if (rsim_closing) {
+		err = -ENODEV;
+		goto err_unlock;
+	}
+	if (rsim_roce_bound(ndev)) {
+		err = -EEXIST;
+		goto err_unlock;
+	}
+	rsim = rsim_node_add_locked(node, PLATFORM_DEVID_AUTO);
+	mutex_unlock(&rsim_nodes_lock);
+	return rsim;
+
+err_unlock:
+	mutex_unlock(&rsim_nodes_lock);
+	kfree(node);
+	return ERR_PTR(err);
+}
+
+/*
+ * Remove the platform devices of devices whose ib_device the RDMA core
+ * unregistered on its own.
+ */
+static void rsim_reap_fn(struct work_struct *work)
+{
+	struct rsim_node *node, *tmp;
+
+	mutex_lock(&rsim_nodes_lock);
+	list_for_each_entry_safe(node, tmp, &rsim_nodes, list)
+		if (node->rsim && READ_ONCE(node->rsim->dead))
+			rsim_node_destroy_locked(node);
+	mutex_unlock(&rsim_nodes_lock);
+}
+
+/**
+ * rsim_dev_reap() - a device's ib_device is unregistered: remove what is
+ *	left of it soon
+ *
+ * Context: any (dealloc_driver, perhaps under rsim_nodes_lock).
+ */
+void rsim_dev_reap(void)
+{
+	schedule_work(&rsim_reap_work);
+}
 
 /**
  * rsim_dev_del() - destroy the device rdmasim<id>
@@ -289,6 +396,8 @@ static void rsim_del_all(void)
 	list_for_each_entry_safe_reverse(node, tmp, &rsim_nodes, list)
 		rsim_node_destroy_locked(node);
 	mutex_unlock(&rsim_nodes_lock);
+	/* the reaper finds nothing now, and is not queued again */
+	cancel_work_sync(&rsim_reap_work);
 }
 
 static int __init rsim_init(void)
@@ -319,6 +428,9 @@ static int __init rsim_init(void)
 	err = platform_driver_register(&rsim_platform_driver);
 	if (err)
 		goto err_debugfs_exit;
+	err = rsim_roce_init();
+	if (err)
+		goto err_driver_unregister;
 
 	rsim_default_config(&cfg);
 	for (i = 0; i < num_devices; i++) {
@@ -334,7 +446,10 @@ static int __init rsim_init(void)
 	return 0;
 
 err_del_all:
+	rsim_roce_stop();
 	rsim_del_all();
+	rsim_roce_exit();
+err_driver_unregister:
 	platform_driver_unregister(&rsim_platform_driver);
 err_debugfs_exit:
 	rsim_debugfs_exit();
@@ -343,7 +458,9 @@ err_debugfs_exit:
 
 static void __exit rsim_exit(void)
 {
+	rsim_roce_stop();
 	rsim_del_all();
+	rsim_roce_exit();
 	platform_driver_unregister(&rsim_platform_driver);
 	rsim_debugfs_exit();
 }

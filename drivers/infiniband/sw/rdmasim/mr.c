@@ -868,7 +868,7 @@ int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
 	u64 off;
 	bool ok;
 
-	*ref = (struct rsim_mem_ref){ .len = len };
+	*ref = (struct rsim_mem_ref){ .rsim = rsim, .len = len };
 	/* a zero-length access checks nothing (IBA: no R_Key check) */
 	if (!len)
 		return 0;

@@ -9,6 +9,7 @@
  */
 
 #include <linux/idr.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
 #include "rdmasim.h"
@@ -73,14 +74,27 @@ static int rsim_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 /**
  * rsim_ah_attr_check() - validate an address vector (AH or QP path)
+ * @rsim: the device
  * @ah: the address vector
  *
+ * InfiniBand: an IB vector on port 1 with a LID, a service level below 16
+ * and, with a GRH, source GID index 0. RoCE: a RoCE vector on port 1 with
+ * a GRH (the core has checked its source GID attribute and resolved the
+ * destination MAC), a unicast destination GID and a service level below
+ * 8 (the Ethernet priority).
+ *
  * Context: any.
- * Return: 0, or -EINVAL if it is not an IB vector on port 1 with a LID,
- * a service level below 16 and, with a GRH, source GID index 0.
+ * Return: 0, or -EINVAL.
  */
-int rsim_ah_attr_check(const struct rdma_ah_attr *ah)
+int rsim_ah_attr_check(struct rsim_dev *rsim, const struct rdma_ah_attr *ah)
 {
+	if (rsim_is_roce(rsim))
+		return ah->type == RDMA_AH_ATTR_TYPE_ROCE &&
+		       rdma_ah_get_port_num(ah) == RSIM_PORT &&
+		       (rdma_ah_get_ah_flags(ah) & IB_AH_GRH) &&
+		       !rdma_is_multicast_addr((struct in6_addr *)
+					       rdma_ah_read_grh(ah)->dgid.raw) &&
+		       rdma_ah_get_sl(ah) < 8 ? 0 : -EINVAL;
 	if (ah->type != RDMA_AH_ATTR_TYPE_IB ||
 	    rdma_ah_get_port_num(ah) != RSIM_PORT ||
 	    rdma_ah_get_dlid(ah) == 0 || rdma_ah_get_sl(ah) > 15)
@@ -110,7 +124,7 @@ static int rsim_create_ah(struct ib_ah *ibah,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	err = rsim_ah_attr_check(init_attr->ah_attr);
+	err = rsim_ah_attr_check(rsim, init_attr->ah_attr);
 	if (err)
 		return err;
 	if (!rsim_res_get(rsim, RSIM_RES_AH))

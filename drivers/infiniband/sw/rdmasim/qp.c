@@ -195,6 +195,10 @@ static int rsim_qp_check_init(struct rsim_dev *rsim,
 	case IB_QPT_UD:
 		break;
 	case IB_QPT_SMI:
+		/* an Ethernet port has no subnet management */
+		if (rsim_is_roce(rsim))
+			return -EOPNOTSUPP;
+		fallthrough;
 	case IB_QPT_GSI:
 		if (init->port_num != RSIM_PORT)
 			return -EINVAL;
@@ -343,6 +347,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
+	union ib_gid pgid;
 	u32 peer;
 
 	/* no lookup finds it from here on */
@@ -351,6 +356,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->dying = true;
 	qp->stopping = true;
 	peer = qp->attr.dest_qp_num;
+	pgid = qp->attr.ah_attr.grh.dgid;
 	spin_unlock_irq(&qp->lock);
 	/* no post to its SRQ queues its wake-up from here on */
 	if (ibqp->srq)
@@ -371,7 +377,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rsim_res_put(rsim, RSIM_RES_QP);
 	/* a requester waiting on this responder learns that it is gone */
 	if (ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake_qpn(rsim, peer, ibqp->qp_num, false);
+		rsim_dp_wake_qpn(rsim, &pgid, peer, ibqp->qp_num, false);
 	return 0;
 }
 
@@ -423,7 +429,7 @@ static int rsim_qp_check_attr(struct rsim_dev *rsim,
 		return -EINVAL;
 	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
 		return -EINVAL;
-	if ((mask & IB_QP_AV) && rsim_ah_attr_check(&attr->ah_attr))
+	if ((mask & IB_QP_AV) && rsim_ah_attr_check(rsim, &attr->ah_attr))
 		return -EINVAL;
 	return 0;
 }
@@ -667,6 +673,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	enum ib_qp_state cur, new;
 	bool drained = false;
 	bool run = false;
+	union ib_gid pgid;
 	u32 peer;
 	int err;
 
@@ -680,6 +687,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	spin_lock_irq(&qp->lock);
 	cur = qp->state;
 	peer = qp->attr.dest_qp_num;
+	pgid = qp->attr.ah_attr.grh.dgid;
 	/* IB_QP_CUR_STATE asserts the state the consumer believes in */
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
 		err = -EINVAL;
@@ -739,7 +747,7 @@ out_unlock:
 		rsim_dp_run(qp);
 	/* a requester waiting on this responder sees the change */
 	if (new != cur && ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake_qpn(rsim, peer, ibqp->qp_num, false);
+		rsim_dp_wake_qpn(rsim, &pgid, peer, ibqp->qp_num, false);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <linux/fault-inject.h>
 #include <linux/idr.h>
 #include <linux/mutex.h>
+#include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/platform_device.h>
 #include <linux/refcount.h>
@@ -39,6 +40,8 @@ struct rsim_qp;
 #define RSIM_SUBNET_TIMEOUT	18	/* 4.096 us * 2^18 = ~1 s */
 #define RSIM_MAX_MSG		0x80000000ULL
 #define RSIM_DM_MAX		(256 * 1024)	/* max_dm_size */
+/* RoCE mode: GID table entries (the netdev's addresses, as rxe's 1024) */
+#define RSIM_ROCE_GID_TBL_LEN	128
 
 /*
  * Memory keys: a 24-bit index and an 8-bit variant (key = index << 8 |
@@ -119,10 +122,16 @@ struct rsim_limits {
  * struct rsim_dev_config - what a device is created with
  * @limits: advertised and enforced limits
  * @lid: the port's unicast LID (also its SM LID); 0 picks base_lid + id
+ *	(InfiniBand only)
+ * @ndev: RoCE mode: the netdev the port is bound to (held by the device
+ *	while it exists); NULL: an InfiniBand port (roce.c)
+ * @name: the ib_device's name; empty: rdmasim<id>
  */
 struct rsim_dev_config {
 	struct rsim_limits limits;
 	u16 lid;
+	struct net_device *ndev;
+	char name[IB_DEVICE_NAME_MAX];
 };
 
 /**
@@ -343,6 +352,11 @@ struct rsim_dp_stats {
  *	and its write; taken with BH off, outside the MRs' locks
  * @stats_lock: protects @dp
  * @dp: data path counters
+ * @ndev_tracker: tracks the hold on @cfg.ndev (RoCE)
+ * @roce_node: on roce.c's list of RoCE devices, which the data path
+ *	routes by destination GID (RCU)
+ * @dead: set by dealloc_driver: the ib_device is unregistered, whoever
+ *	unregistered it (main.c reaps the platform device)
  * @dp_test_hook: KUnit only: called by the engine after a WR executed and
  *	before it completes, on the owner's context with no lock held
  * @dp_leave_hook: KUnit only: called as the owner of a send queue gives
@@ -377,6 +391,9 @@ struct rsim_dev {
 	spinlock_t atomic_lock;	/* serializes atomic WRs; BH off */
 	spinlock_t stats_lock;	/* protects dp; taken with BH off */
 	struct rsim_dp_stats dp;
+	netdevice_tracker ndev_tracker;
+	struct list_head roce_node;
+	bool dead;
 #if IS_ENABLED(CONFIG_KUNIT)
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
 	void (*dp_leave_hook)(struct rsim_qp *qp);
@@ -496,6 +513,7 @@ struct rsim_notify {
 
 /**
  * struct rsim_mem_ref - a checked range of registered memory
+ * @rsim: the device whose memory (and DMA address space) it is
  * @mr: the MR (a reference is held), or NULL for the local DMA lkey
  *	(identity translation)
  * @gen: the MR's registration generation when the range was checked: a
@@ -504,6 +522,7 @@ struct rsim_notify {
  * @len: bytes
  */
 struct rsim_mem_ref {
+	struct rsim_dev *rsim;
 	struct rsim_mr *mr;
 	u32 gen;
 	u64 off;
@@ -811,6 +830,12 @@ static inline struct rsim_dev *to_rsim_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct rsim_dev, ibdev);
 }
 
+/* a RoCE-mode device: an Ethernet port bound to a netdev (roce.c) */
+static inline bool rsim_is_roce(const struct rsim_dev *rsim)
+{
+	return rsim->cfg.ndev;
+}
+
 static inline struct rsim_pd *to_rsim_pd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct rsim_pd, ibpd);
@@ -862,6 +887,20 @@ static inline struct rsim_mr *to_rsim_mr(struct ib_mr *ibmr)
 
 /* main.c (and testing.h) */
 extern unsigned int rsim_base_lid;
+struct rsim_dev *rsim_dev_new_roce(const char *name, struct net_device *ndev);
+void rsim_dev_reap(void);
+
+/* roce.c */
+int rsim_roce_init(void);
+void rsim_roce_stop(void);
+void rsim_roce_exit(void);
+bool rsim_roce_bound(const struct net_device *ndev);
+void rsim_roce_add(struct rsim_dev *rsim);
+void rsim_roce_del(struct rsim_dev *rsim);
+enum ib_mtu rsim_roce_mtu(const struct net_device *ndev);
+struct rsim_dev *rsim_roce_route(const union ib_gid *dgid);
+int rsim_roce_hdr(struct rsim_dev *rsim, const struct ib_global_route *g,
+		  u32 len, union rdma_network_hdr *hdr, union ib_gid *sgid);
 
 /* dev.c (and testing.h) */
 int rsim_dev_probe(struct platform_device *pdev,
@@ -890,7 +929,7 @@ bool rsim_port_passes(struct rsim_dev *rsim, enum ib_qp_type sender);
 /* pd.c */
 extern const struct ib_device_ops rsim_pd_ops;
 extern const struct ib_device_ops rsim_srq_ops;
-int rsim_ah_attr_check(const struct rdma_ah_attr *ah);
+int rsim_ah_attr_check(struct rsim_dev *rsim, const struct rdma_ah_attr *ah);
 
 /* mr.c (and testing.h) */
 extern const struct ib_device_ops rsim_mr_ops;
@@ -952,7 +991,8 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
 bool rsim_dp_may_run_inline(void);
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl);
 void rsim_dp_run(struct rsim_qp *qp);
-void rsim_dp_wake_qpn(struct rsim_dev *rsim, u32 qpn, u32 from, bool inl);
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, const union ib_gid *dgid,
+		      u32 qpn, u32 from, bool inl);
 void rsim_dp_wake_requester(struct rsim_qp *qp);
 void rsim_dp_work(struct work_struct *work);
 void rsim_dp_wake_work(struct work_struct *work);
