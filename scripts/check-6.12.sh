@@ -11,8 +11,9 @@
 #   2. the modules built W=1 against it (a warning fails); the host
 #      programs are not needed (RSIM_UML_TOOLS=0)
 #   3. two boots side by side: kunit (rdmasim_kunit.ko) and conformance
-#      (rdma_conformance.ko on rdmasim0, rxe0 and siw0, with hazards on
-#      rdmasim0 alone: 6.12's KUnit cannot count the WARN rxe raises in
+#      (rdma_conformance.ko on rdmasim0, rsim_veth2_rdmasim (RoCE mode),
+#      rxe0 and siw0, with hazards on the two rdmasim devices alone: 6.12's
+#      KUnit cannot count the WARN rxe raises in
 #      alloc_mr_huge_sg, which would print)
 #   4. make check's judges: every suite the built module declares passed,
 #      the conformance table (out/6.12/conformance.txt) against 6.12's
@@ -59,7 +60,7 @@ stage "UML 6.12 route: $route"
 kunit_log=$RSIM_OUT/uml-6.12-kunit.log
 conf_log=$RSIM_OUT/uml-6.12-conformance.log
 rm -f "$kunit_log" "$kunit_log.out" "$conf_log" "$conf_log.out"
-rsim_boot conformance "$conf_log" RSIM_UML_ARGS="RSIM_CONF_ARGS=hazards=rdmasim0"
+rsim_boot conformance "$conf_log" RSIM_UML_ARGS="RSIM_CONF_ARGS=hazards=rdmasim0,rsim_veth2_rdmasim"
 rsim_boot kunit "$kunit_log" RSIM_UML_ARGS="${RSIM_UML_ARGS:-}"
 rsim_boots_wait
 # the route the boots took: the patch's line exactly when the host's area
@@ -74,7 +75,7 @@ done
 # shellcheck disable=SC2086 # words on purpose
 rsim_judge "$kunit_log" "$conf_log" -- \
 	$RSIM_JUDGE_KUNIT "$RSIM_MODDIR/kunit/rdmasim_kunit.ko" \
-	--conformance rdmasim0,rxe0,siw0 \
+	--conformance rdmasim0,rsim_veth2_rdmasim,rxe0,siw0 \
 	--conformance-module "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" \
 	--known "$RSIM_TOP/kunit/conformance/known-divergences-6.12" \
 	--json "$out/kunit.json" --out "$out" \

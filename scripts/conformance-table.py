@@ -221,11 +221,12 @@ def main():
         out.append(rule.ljust(w) + ''.join(cells.get((d, rule), '-').ljust(cw) for d in devs))
     out.append('')
     out.append('per device:')
+    w = max([10] + [len(d) for d in devs])
     for d in devs:
         marks = [cells.get((d, r), 'MISSING') for r in order]
         cnt = {k: marks.count(k) for k in set(marks)}
         info = devices.get(d, {})
-        line = (f'  {d:10} {info.get("driver", "?"):10} {info.get("transport", "?")}: '
+        line = (f'  {d:{w}} {info.get("driver", "?"):10} {info.get("transport", "?")}: '
                 + ', '.join(f'{cnt[k]} {k}' for k in sorted(cnt)))
         red = any(m in ('FAIL', 'SKIP', 'MISSING') for m in marks) and \
             info.get('driver') == 'rdmasim' or 'FAIL' in marks

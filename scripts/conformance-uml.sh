@@ -3,7 +3,7 @@
 #
 # conformance-uml.sh [--mutant]: the conformance suites alone, in a boot of
 # the debug UML kernel (make check's, built if missing) with rdmasim0,
-# rxe0 and siw0; the table goes to out/conformance.txt. Also: make
+# rsim_veth2_rdmasim (RoCE mode), rxe0 and siw0; the table goes to out/conformance.txt. Also: make
 # conformance.
 #
 # --mutant: prove that the suites see a broken device. rdmasim is built
@@ -32,6 +32,6 @@ fi
 log=$RSIM_OUT/uml-conformance.log
 rsim_boot conformance "$log"
 rsim_boots_wait
-rsim_judge "$log" -- --conformance rdmasim0,rxe0,siw0 --out "$RSIM_OUT" \
+rsim_judge "$log" -- --conformance rdmasim0,rsim_veth2_rdmasim,rxe0,siw0 --out "$RSIM_OUT" \
 	--conformance-module "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" ||
 	die "the conformance suites failed"

@@ -10,7 +10,8 @@
 #
 # RSIM_MODE is a comma-separated list of parts, run in this order:
 #   kunit        rdmasim_kunit.ko's suites (kunit.filter_glob= picks some)
-#   conformance  rdma_conformance.ko on every device (RSIM_CONF_ARGS)
+#   conformance  rdma_conformance.ko on every device (RSIM_CONF_ARGS):
+#                rdmasim0, rsim_veth2_rdmasim (RoCE mode), rxe0, siw0
 #   selftest     the shell selftest, scripts/guest/selftest.sh
 #   mutant       rdma_conformance.ko on rdmasim built with a rule broken
 #                (from RSIM_MUTANT_MODDIR), alone
@@ -114,6 +115,23 @@ rdmasim_up() {
 		"*state ACTIVE physical_state LINK_UP*"
 }
 
+# The conformance boot's RoCE-mode rdmasim device, made the way blktests
+# makes rxe and siw devices: rsim_veth2_rdmasim on one end of a second veth
+# pair (IPv6 link-local only), its port up and its RoCE v2 GID in place
+roce_up() {
+	ip link add rsim_veth2 type veth peer name rsim_veth3
+	for i in rsim_veth2 rsim_veth3; do
+		echo 0 >/proc/sys/net/ipv6/conf/$i/accept_dad
+		ip link set $i up
+	done
+	check "rsim_veth2_link_local_ready" \
+		wait_for "rsim_veth2's IPv6 link-local address" 60 ll_addr_ready rsim_veth2
+	check "rsim_veth2_rdmasim_on_veth" \
+		rdma link add rsim_veth2_rdmasim type rdmasim netdev rsim_veth2
+	check "rsim_veth2_rdmasim_roce_v2_gid" \
+		wait_for "rsim_veth2_rdmasim's RoCE v2 GID" 60 roce_v2_gid rsim_veth2_rdmasim
+}
+
 # The KUnit suites: KTAP between two markers.
 kunit() {
 	part kunit
@@ -126,11 +144,12 @@ kunit() {
 # The conformance suites on every RDMA device (rdmasim0, rxe0, siw0):
 # KTAP between two markers, judged and tabulated by conformance-table.py.
 # page_size 0 hangs siw (see Documentation/conformance.rst): hazards only
-# on the other two. RSIM_CONF_ARGS replaces the module parameters
+# on the others. RSIM_CONF_ARGS replaces the module parameters
 # (commas for spaces), e.g. RSIM_CONF_ARGS=target=rdmasim0,limit_budget=0.
 # conformance [MARK ARGS]: between RSIM-<MARK>-BEGIN and -END instead.
 conformance() {
-	local mark="${1:-CONF}" args="${2:-${RSIM_CONF_ARGS:-hazards=rdmasim0,rxe0}}"
+	local mark="${1:-CONF}"
+	local args="${2:-${RSIM_CONF_ARGS:-hazards=rdmasim0,rsim_veth2_rdmasim,rxe0}}"
 
 	say "RSIM-$mark-BEGIN"
 	# shellcheck disable=SC2046 # one word per parameter
@@ -187,6 +206,8 @@ fi
 wants kunit && kunit
 if wants conformance; then
 	part conformance
+	# rdmasim in RoCE mode too, when the peers (rdma_cm's world) are up
+	[ $peers = 1 ] && [ "${RSIM_RDMASIM:-1}" = 1 ] && roce_up
 	conformance
 fi
 if wants selftest; then

@@ -227,6 +227,12 @@ check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 # shellcheck source=selftest-provider.sh
 . "$RSIM_TOP/scripts/guest/selftest-provider.sh"
 
+# RoCE mode: rdma link add/del on a veth pair across two network
+# namespaces, rdma_cm from userspace (rping -V, ucmatose, udaddy), teardown
+# while connected
+# shellcheck source=selftest-roce.sh
+. "$RSIM_TOP/scripts/guest/selftest-roce.sh"
+
 # Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
 # rdmasim0: the client's remove() releases them, the unload completes.
 check "client_holds_objects" insmod "$RSIM_MODDIR/tools/demo/rdmasim_demo.ko" hold=1

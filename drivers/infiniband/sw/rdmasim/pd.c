@@ -11,6 +11,7 @@
 #include <linux/idr.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
+#include <kunit/visibility.h>
 
 #include "rdmasim.h"
 
@@ -104,6 +105,7 @@ int rsim_ah_attr_check(struct rsim_dev *rsim, const struct rdma_ah_attr *ah)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_ah_attr_check);
 
 /*
  * Address handles are created from atomic context too (without

@@ -899,6 +899,9 @@ void rsim_roce_add(struct rsim_dev *rsim);
 void rsim_roce_del(struct rsim_dev *rsim);
 enum ib_mtu rsim_roce_mtu(const struct net_device *ndev);
 struct rsim_dev *rsim_roce_route(const union ib_gid *dgid);
+int rsim_roce_build_hdr(const struct ib_global_route *g,
+			const union ib_gid *sgid, u32 len,
+			union rdma_network_hdr *hdr);
 int rsim_roce_hdr(struct rsim_dev *rsim, const struct ib_global_route *g,
 		  u32 len, union rdma_network_hdr *hdr, union ib_gid *sgid);
 

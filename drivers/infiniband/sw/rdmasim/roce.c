@@ -22,6 +22,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/rdma_netlink.h>
+#include <kunit/visibility.h>
 
 #include "rdmasim.h"
 
@@ -110,6 +111,7 @@ enum ib_mtu rsim_roce_mtu(const struct net_device *ndev)
 
 	return mtu ? mtu : IB_MTU_256;
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_roce_mtu);
 
 /**
  * rsim_roce_route() - the RoCE-mode device that holds a GID
@@ -145,37 +147,27 @@ struct rsim_dev *rsim_roce_route(const union ib_gid *dgid)
 }
 
 /**
- * rsim_roce_hdr() - the network header of a RoCE v2 packet
- * @rsim: the sending device
- * @g: the sender's address vector's GRH (with its source GID index)
+ * rsim_roce_build_hdr() - write the network header of a RoCE v2 packet
+ * @g: the sender's GRH (destination GID, traffic class, flow label, hop
+ *	limit)
+ * @sgid: the source GID
  * @len: the packet's payload bytes
- * @hdr: filled with the header a receive buffer gets in the GRH's 40
- *	bytes: an IPv6 header, or 20 zero bytes and an IPv4 header (IBA
- *	A17.4.5.1), or left alone if NULL
- * @sgid: filled with the source GID
- *
- * The source GID is read from the sender's GID table now, as a device
- * reads its table when it sends: an address removed since the AH was made
- * sends nothing.
+ * @hdr: filled with what a receive buffer gets in the GRH's 40 bytes: an
+ *	IPv6 header, or 20 zero bytes and an IPv4 header with its checksum
+ *	(IBA A17.4.5.1), as ib_get_rdma_header_version() tells them apart
  *
  * Context: any.
- * Return: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6; -EHOSTUNREACH if the
- * source GID index names no GID, or one of the two GIDs is IPv4 and the
- * other not.
+ * Return: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6; -EHOSTUNREACH if one of
+ * the two GIDs is IPv4-mapped and the other not.
  */
-int rsim_roce_hdr(struct rsim_dev *rsim, const struct ib_global_route *g,
-		  u32 len, union rdma_network_hdr *hdr, union ib_gid *sgid)
+int rsim_roce_build_hdr(const struct ib_global_route *g,
+			const union ib_gid *sgid, u32 len,
+			union rdma_network_hdr *hdr)
 {
-	bool v4;
+	bool v4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid->raw);
 
-	if (rdma_query_gid(&rsim->ibdev, RSIM_PORT, g->sgid_index, sgid))
-		return -EHOSTUNREACH;
-	v4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid->raw);
 	if (v4 != ipv6_addr_v4mapped((const struct in6_addr *)g->dgid.raw))
 		return -EHOSTUNREACH;
-	if (!hdr)
-		return v4 ? RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
-
 	memset(hdr, 0, sizeof(*hdr));
 	if (v4) {
 		struct iphdr *ip = &hdr->roce4grh;
@@ -201,6 +193,34 @@ int rsim_roce_hdr(struct rsim_dev *rsim, const struct ib_global_route *g,
 	hdr->ibgrh.sgid = *sgid;
 	hdr->ibgrh.dgid = g->dgid;
 	return RDMA_NETWORK_IPV6;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_roce_build_hdr);
+
+/**
+ * rsim_roce_hdr() - the source GID and network header of a RoCE v2 packet
+ * @rsim: the sending device
+ * @g: the sender's address vector's GRH (with its source GID index)
+ * @len: the packet's payload bytes
+ * @hdr: filled by rsim_roce_build_hdr(), or NULL for the type alone
+ * @sgid: filled with the source GID
+ *
+ * The source GID is read from the sender's GID table now, as a device
+ * reads its table when it sends: an address removed since the AH was made
+ * sends nothing.
+ *
+ * Context: any.
+ * Return: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6; -EHOSTUNREACH if the
+ * source GID index names no GID, or one of the two GIDs is IPv4 and the
+ * other not.
+ */
+int rsim_roce_hdr(struct rsim_dev *rsim, const struct ib_global_route *g,
+		  u32 len, union rdma_network_hdr *hdr, union ib_gid *sgid)
+{
+	union rdma_network_hdr scratch;
+
+	if (rdma_query_gid(&rsim->ibdev, RSIM_PORT, g->sgid_index, sgid))
+		return -EHOSTUNREACH;
+	return rsim_roce_build_hdr(g, sgid, len, hdr ?: &scratch);
 }
 
 /*

@@ -1,0 +1,240 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # val: set by guest/lib.sh's kv() and res_count()
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim: RoCE mode (drivers/infiniband/sw/rdmasim/roce.c), sourced by
+# guest/selftest.sh inside the UML test kernel with rdmasim loaded, when
+# boot-uml.sh passes RSIM_RDMA_CORE_ENV (rdma-core's build, whose librdmacm
+# programs run here as host binaries through hostfs, with the provider).
+#
+# A veth pair rsim_rv0/rsim_rv1, the far end in the network namespace
+# rsim_peer, IPv6 link-local addresses only, and an rdmasim device on each
+# end made the way blktests makes rxe and siw devices ("rdma link add
+# <if>_rdmasim type rdmasim netdev <if>"):
+#   - link add, show (netdev), the refusals (a bound netdev, a netdev that
+#     is not Ethernet), link del and add again;
+#   - the port: Ethernet, RoCE v2 GIDs from the core, the carrier as its
+#     state (the peer's end down and up), the netdev's MTU as its MTU;
+#   - rdma_cm from userspace on one device and between the two (across
+#     the namespaces): rping -V (data verified), ucmatose, udaddy, with
+#     every object gone afterwards;
+#   - teardown under a connected rping pair: "rdma link del" of the
+#     client's device, then "ip link del" of the pair (the server's
+#     device goes with its netdev); both programs end, nothing is left.
+# Uses check(), capture(), has_line(), lines(), say(), sysfs_is(),
+# wait_for(), kv(), copy_file(), counts_unchanged(), port_active() and
+# roce_v2_gid() from
+# guest/lib.sh, $IB and $DBG from guest/selftest.sh.
+
+# udaddy's port is fixed (7174); the others take this one
+CM_PORT=18600
+UD_PORT=7174
+RV0=rsim_rv0
+RV1=rsim_rv1
+D0=${RV0}_rdmasim
+D1=${RV1}_rdmasim
+NS=rsim_peer
+
+# in_peer cmd...: cmd in the peer's network namespace
+in_peer() {
+	ip netns exec $NS "$@"
+}
+
+# ll_of ifname [ns]: <ifname>'s IPv6 link-local address in $val
+ll_of() {
+	local l
+	val=
+	if [ -n "${2:-}" ]; then
+		in_peer ip -6 -o addr show dev "$1" scope link >/run/ll 2>&1
+	else
+		ip -6 -o addr show dev "$1" scope link >/run/ll 2>&1
+	fi
+	while read -r l; do
+		l=${l#*inet6 }
+		val=${l%%/*}
+		return 0
+	done </run/ll
+	echo "$1: no link-local address"
+	return 1
+}
+
+# cm_listening port: an rdma_cm ID listens on <port> (rdma res show cm_id)
+cm_listening() {
+	rdma res show cm_id >/run/cm-ids 2>&1
+	has_line /run/cm-ids "*state LISTEN*:$1 *" ||
+		has_line /run/cm-ids "*state LISTEN*:$1"
+}
+
+# cm_pair name port server client: the command line <server> in the
+# background (until it listens on <port>), then <client>; both must succeed. Their
+# output goes to the console as "RSIM-ROCE <name> srv|cli: line", and to
+# /run/<name>-srv and /run/<name>-cli. The command lines are words
+# without quotes (paths and addresses).
+cm_pair() {
+	local name="$1" port="$2" srv rc=0 f l
+	rm -f "/run/$name-srv" "/run/$name-cli"
+	# shellcheck disable=SC2086 # words on purpose
+	timeout 120 $3 >"/run/$name-srv" 2>&1 &
+	srv=$!
+	if ! wait_for "$name's server to listen on $port" 60 \
+		cm_listening "$port"; then
+		kill "$srv" 2>/dev/null
+		wait "$srv"
+		rc=1
+	else
+		# shellcheck disable=SC2086
+		timeout 120 $4 >"/run/$name-cli" 2>&1 || rc=$?
+		wait "$srv" || rc=$((rc + 100))
+	fi
+	for f in srv cli; do
+		[ -f "/run/$name-$f" ] || continue
+		while IFS= read -r l; do
+			say "RSIM-ROCE $name $f: $l"
+		done <"/run/$name-$f"
+	done
+	[ $rc = 0 ] || echo "$name: exit $rc"
+	return $rc
+}
+
+# objects_as_before dev: <dev>'s debugfs counts as in /run/<dev>-dbg0
+# (the MAD layer's own PD, CQ and QP1 stay)
+objects_as_before() {
+	copy_file "$DBG/$1/resources" "/run/$1-dbg1"
+	counts_unchanged "/run/$1" pd mr cq qp ah srq
+}
+
+# wqes_of dev: the data path's executed WRs of <dev> in $val
+wqes_of() {
+	kv "$DBG/$1/datapath" wqes
+}
+
+# no_roce_devices: no RoCE-mode rdmasim device and no platform device of
+# one ("rdmasim.<n>.auto") is left
+no_roce_devices() {
+	local d
+	for d in /sys/bus/platform/devices/rdmasim.*.auto "$IB"/*_rdmasim; do
+		[ -e "$d" ] && { echo "$d is still there"; return 1; }
+	done
+	return 0
+}
+
+if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
+	# shellcheck disable=SC1090 # the build's
+	. "$RSIM_RDMA_CORE_ENV"
+	RDMAV_DRIVERS=$RSIM_MODDIR/tools/provider/librdmasim
+	LD_LIBRARY_PATH=$RSIM_RDMA_CORE_LIB
+	export RDMAV_DRIVERS LD_LIBRARY_PATH
+	CMB=$RSIM_RDMA_CORE_BIN
+
+	ip link set lo up
+	roce_veth_up() {
+		ip netns add $NS &&
+			ip link add $RV0 type veth peer name $RV1 netns $NS &&
+			echo 0 >/proc/sys/net/ipv6/conf/$RV0/accept_dad &&
+			in_peer sh -c "echo 0 >/proc/sys/net/ipv6/conf/$RV1/accept_dad" &&
+			in_peer ip link set lo up &&
+			in_peer ip link set $RV1 up &&
+			ip link set $RV0 up
+	}
+	check "roce_veth_pair_across_netns" roce_veth_up
+	check "roce_link_add" rdma link add $D0 type rdmasim netdev $RV0
+	check "roce_link_add_peer" in_peer rdma link add $D1 type rdmasim netdev $RV1
+	# one rdmasim device per netdev, as rxe; lo is not Ethernet
+	capture /run/roce-dup rdma link add ${D0}_2 type rdmasim netdev $RV0
+	check "roce_link_add_bound_refused" has_line /run/roce-dup "*File exists*"
+	capture /run/roce-lo rdma link add rsim_lo_rdmasim type rdmasim netdev lo
+	check "roce_link_add_lo_refused" has_line /run/roce-lo "*Invalid argument*"
+	capture /run/roce-link rdma link show $D0/1
+	check "roce_link_show_netdev" has_line /run/roce-link "*netdev $RV0*"
+	check "roce_link_layer_ethernet" sysfs_is "$IB/$D0/ports/1/link_layer" Ethernet
+	check "roce_port_active" wait_for "$D0's port to be ACTIVE" 60 port_active $D0
+	check "roce_v2_gid" wait_for "$D0's RoCE v2 GID" 60 roce_v2_gid $D0
+	check "roce_v2_gid_peer" wait_for "$D1's RoCE v2 GID" 60 roce_v2_gid $D1
+	copy_file "$DBG/$D0/resources" "/run/$D0-dbg0"
+	copy_file "$DBG/$D1/resources" "/run/$D1-dbg0"
+	# no SM, no LID on an Ethernet port; the netdev's MTU (1500: 1024)
+	capture /run/roce-devinfo "$CMB/ibv_devinfo" -d $D0
+	check "roce_ibv_devinfo" lines /run/roce-devinfo "*link_layer:*Ethernet*" \
+		"*port_lid:*0*" "*active_mtu:*1024 (3)*"
+	# the carrier: the far end down, then up again
+	check "roce_carrier_down" in_peer ip link set $RV1 down
+	check "roce_port_down_with_carrier" \
+		wait_for "$D0's port to be DOWN" 30 sysfs_is "$IB/$D0/ports/1/state" "1: DOWN"
+	check "roce_carrier_up" in_peer ip link set $RV1 up
+	check "roce_port_active_with_carrier" wait_for "$D0's port to be ACTIVE" 30 \
+		port_active $D0
+	check "roce_mtu_follows_netdev" ip link set $RV0 mtu 9000
+	capture /run/roce-devinfo-mtu "$CMB/ibv_devinfo" -d $D0
+	check "roce_active_mtu_4096" has_line /run/roce-devinfo-mtu "*active_mtu:*4096 (5)*"
+	ip link set $RV0 mtu 1500
+
+	# the two ends' addresses, scoped to the interface a program uses
+	ll_of $RV0 && A0="$val%$RV0"
+	ll_of $RV1 peer && A1="$val%$RV1" && A1C="$val%$RV0"
+	say "RSIM-ROCE addresses $A0 $A1"
+	PEER="ip netns exec $NS"
+	# rdma_cm on one device: server and client both on $D0 (the address
+	# is $RV0's, so both bind there); the data checked by rping -V
+	check "roce_rping_one_device" cm_pair rping $CM_PORT \
+		"$CMB/rping -s -a $A0 -p $CM_PORT -C 5 -V -v" \
+		"$CMB/rping -c -a $A0 -p $CM_PORT -C 5 -V"
+	check "roce_rping_data" has_line /run/rping-srv "*server ping data: rdma-ping-4:*"
+	check "roce_ucmatose_one_device" cm_pair ucmatose $CM_PORT \
+		"$CMB/ucmatose -b $A0 -p $CM_PORT" "$CMB/ucmatose -s $A0 -p $CM_PORT"
+	check "roce_udaddy_one_device" cm_pair udaddy $UD_PORT \
+		"$CMB/udaddy -b $A0" "$CMB/udaddy -s $A0"
+	# across the pair: the client on $D0, the server on $D1 in the peer
+	# namespace; the data path routes by the destination GID
+	wqes_of $D1 && w1=$val
+	check "roce_rping_across_netns" cm_pair rping-x $CM_PORT \
+		"$PEER $CMB/rping -s -a $A1 -p $CM_PORT -C 5 -V -v" \
+		"$CMB/rping -c -a $A1C -p $CM_PORT -C 5 -V"
+	check "roce_rping_across_data" has_line /run/rping-x-srv \
+		"*server ping data: rdma-ping-4:*"
+	peer_worked() {
+		wqes_of $D1 && [ "$val" -gt "$w1" ]
+	}
+	check "roce_peer_device_sent" peer_worked
+	check "roce_udaddy_across_netns" cm_pair udaddy-x $UD_PORT \
+		"$PEER $CMB/udaddy -b $A1" "$CMB/udaddy -s $A1C"
+	check "roce_objects_as_before" objects_as_before $D0
+	check "roce_objects_as_before_peer" objects_as_before $D1
+
+	# "rdma link del" and "rdma link add" again, as blktests does
+	check "roce_link_del" rdma link del $D0
+	check "roce_link_gone" test ! -e "$IB/$D0"
+	check "roce_link_add_again" rdma link add $D0 type rdmasim netdev $RV0
+	check "roce_v2_gid_again" wait_for "$D0's RoCE v2 GID" 60 roce_v2_gid $D0
+
+	# teardown while connected: a long rping pair across the namespaces,
+	# then the client's device deleted, then the pair's netdevs
+	in_peer timeout 120 "$CMB/rping" -s -a "$A1" -p $CM_PORT -C 100000 \
+		>/run/rping-t-srv 2>&1 &
+	tsrv=$!
+	check "roce_teardown_server_listens" wait_for "rping's server" 60 \
+		cm_listening $CM_PORT
+	timeout 120 "$CMB/rping" -c -a "$A1C" -p $CM_PORT -C 100000 \
+		>/run/rping-t-cli 2>&1 &
+	tcli=$!
+	# traffic on the connection before the device goes
+	wqes_of $D0 && w0=$val
+	client_sends() {
+		wqes_of $D0 && [ "$val" -gt $((w0 + 20)) ]
+	}
+	check "roce_teardown_connected" wait_for "the rping pair's traffic" 60 client_sends
+	check "roce_link_del_while_connected" rdma link del $D0
+	ended() {
+		kill -0 "$1" 2>/dev/null && { echo "pid $1 still runs"; return 1; }
+		return 0
+	}
+	check "roce_client_ends_on_link_del" wait_for "rping's client to end" 30 ended $tcli
+	check "roce_ip_link_del_while_connected" ip link del $RV0
+	check "roce_server_ends_on_ip_link_del" wait_for "rping's server to end" 30 \
+		ended $tsrv
+	wait $tcli $tsrv
+	for f in rping-t-srv rping-t-cli; do
+		while IFS= read -r l; do say "RSIM-ROCE $f: $l"; done </run/$f
+	done
+	check "roce_devices_gone" wait_for "the RoCE devices to go" 30 no_roce_devices
+	check "roce_netns_del" ip netns del $NS
+fi
