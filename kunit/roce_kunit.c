@@ -89,7 +89,7 @@ static void rsim_roce_test_ipv4_header(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ip->ttl, 64);
 	KUNIT_EXPECT_EQ(test, ntohs(ip->tot_len), 20 + 100 + 32);
 	/* a valid checksum sums to zero */
-	KUNIT_EXPECT_EQ(test, (u16)ip_fast_csum(ip, ip->ihl), 0);
+	KUNIT_EXPECT_EQ(test, (__force u16)ip_fast_csum(ip, ip->ihl), 0);
 }
 
 static void rsim_roce_test_mixed_families_refused(struct kunit *test)

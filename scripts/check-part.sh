@@ -39,7 +39,7 @@ mkdir -p "$RSIM_OUT"
 # its lines go to make check's
 if [ -z "${RSIM_CHECK:-}" ]; then
 	rm -f "$RSIM_SUMMARY"
-	trap 'rsim_boots_stop; rsim_summary_print' EXIT
+	trap 'rc=$?; rsim_boots_stop; rsim_summary_print $rc' EXIT
 fi
 if [ "$part" = stock ]; then
 	# every series, side by side

@@ -43,7 +43,7 @@ set -euo pipefail
 
 mkdir -p "$RSIM_OUT"
 rm -f "$RSIM_SUMMARY"
-trap 'rsim_boots_stop; rsim_thp_restore; rsim_summary_print' EXIT
+trap 'rc=$?; rsim_boots_stop; rsim_thp_restore; rsim_summary_print $rc' EXIT
 stage "rdmasim make check"
 rsim_thp_always
 rsim_step "log judge's own test" python3 "$RSIM_TOP/scripts/judge-log-test.py" \

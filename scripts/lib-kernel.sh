@@ -126,15 +126,18 @@ rsim_uml_tree() {
 
 # rsim_build_uml <debug|bench> [series]: the UML kernel of $RSIM_KSRC
 # (rsim_fetch_source <series> first) from kunit/configs/uml-base.config
-# plus uml-<kind>.config, and uml-<series>.config last where the series
-# has one (7.3, the default, has none: its trees' hashes stay what they
-# were), built and its modules installed. Sets RSIM_KBUILD, RSIM_MODROOT
-# and RSIM_KVER.
+# plus uml-<kind>.config, uml-<series>.config where the series has one
+# (7.3, the default, has none), and uml-<kind>-<series>.config last where
+# that tree has one (7.3's debug kernel: the ULPs of
+# Documentation/ulps.rst), built and its modules installed. Sets
+# RSIM_KBUILD, RSIM_MODROOT and RSIM_KVER.
 rsim_build_uml() {
 	local kind=$1 series=${2:-${RSIM_SERIES:-7.3}}
 	local cfg=$RSIM_TOP/kunit/configs
 	local frags=("$cfg/uml-base.config" "$cfg/uml-$kind.config")
 	[ -f "$cfg/uml-$series.config" ] && frags+=("$cfg/uml-$series.config")
+	[ -f "$cfg/uml-$kind-$series.config" ] &&
+		frags+=("$cfg/uml-$kind-$series.config")
 	rsim_uml_tree "$kind" all "${frags[@]}"
 	RSIM_KBUILD=$RSIM_TREE/obj
 	RSIM_MODROOT=$RSIM_TREE/modroot

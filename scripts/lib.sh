@@ -165,7 +165,9 @@ rsim_sparse() {
 #   rsim_summary_add label PASS|FAIL "counts" [seconds]
 #   rsim_step label cmd...: run cmd, add its line (its time, PASS or
 #	FAIL), return its status
-#   rsim_summary_print: the table, and whether every part passed
+#   rsim_summary_print [status]: the table, and whether every part passed;
+#	a non-zero <status> (the script's exit status, from its EXIT trap)
+#	fails the run even when every part it got to passed
 RSIM_SUMMARY=${RSIM_SUMMARY:-$RSIM_OUT/summary.tsv}
 rsim_summary_add() {
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:-}" "${4:-}" >>"$RSIM_SUMMARY"
@@ -207,12 +209,12 @@ rsim_step() {
 }
 
 rsim_summary_print() {
-	local now s
+	local rc=${1:-0} now s
 	[ -f "$RSIM_SUMMARY" ] || return 0
 	now=$(date +%s)
 	s=$((now - RSIM_T0))
 	echo
-	awk -F '\t' -v total="$s" '
+	awk -F '\t' -v total="$s" -v rc="$rc" '
 		BEGIN { printf "%-30s %-6s %6s  %s\n", "part", "result", "min", "what ran" }
 		{
 			t = $4 == "" ? "" : sprintf("%.1f", $4 / 60)
@@ -221,6 +223,14 @@ rsim_summary_print() {
 			if ($2 != "PASS") bad++
 		}
 		END {
+			# a stage that died (a build, a setup step) before its part
+			# was judged
+			if (rc != 0) {
+				printf "%-30s %-6s %6s  %s\n", "(stopped)", "FAIL", "",
+					"exit status " rc ": see the error above"
+				n++
+				bad++
+			}
 			printf "%s: %d parts, %s, in %d min %d s\n",
 				bad ? "make check FAILED" : "make check passed", n,
 				bad ? bad " failed" : "all passed", total / 60, total % 60

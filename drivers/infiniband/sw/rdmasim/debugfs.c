@@ -69,10 +69,21 @@ static int rsim_limits_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_limits);
 
+static const char * const rsim_dp_op_names[RSIM_OP_NR] = {
+	[RSIM_OP_SEND] = "send",
+	[RSIM_OP_SEND_INV] = "send_inv",
+	[RSIM_OP_WRITE] = "rdma_write",
+	[RSIM_OP_READ] = "rdma_read",
+	[RSIM_OP_ATOMIC] = "atomic",
+	[RSIM_OP_REG_MR] = "reg_mr",
+	[RSIM_OP_LOCAL_INV] = "local_inv",
+};
+
 static int rsim_datapath_show(struct seq_file *m, void *unused)
 {
 	struct rsim_dev *rsim = m->private;
 	struct rsim_dp_stats st;
+	unsigned int i;
 
 	spin_lock_bh(&rsim->stats_lock);
 	st = rsim->dp;
@@ -90,6 +101,8 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 	seq_printf(m, "dmah_ph %llu %llu %llu %llu\n", st.dmah_ph[0],
 		   st.dmah_ph[1], st.dmah_ph[2], st.dmah_ph[3]);
 	seq_printf(m, "umem_bounced %llu\n", st.umem_bounced);
+	for (i = 0; i < RSIM_OP_NR; i++)
+		seq_printf(m, "op_%s %llu\n", rsim_dp_op_names[i], st.ops[i]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_datapath);

@@ -1359,6 +1359,29 @@ static int rsim_dp_exec(struct rsim_exec *x)
 
 /* ---- the run loop ---- */
 
+/* the &enum rsim_dp_op of a send WR's opcode */
+static enum rsim_dp_op rsim_dp_op_of(enum ib_wr_opcode op)
+{
+	switch (op) {
+	case IB_WR_SEND_WITH_INV:
+		return RSIM_OP_SEND_INV;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return RSIM_OP_WRITE;
+	case IB_WR_RDMA_READ:
+		return RSIM_OP_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return RSIM_OP_ATOMIC;
+	case IB_WR_REG_MR:
+		return RSIM_OP_REG_MR;
+	case IB_WR_LOCAL_INV:
+		return RSIM_OP_LOCAL_INV;
+	default:
+		return RSIM_OP_SEND;
+	}
+}
+
 /* a delivered message: the data path and port counters */
 static void rsim_dp_count(struct rsim_exec *x, int status,
 			  struct rsim_dp_stats *did)
@@ -1377,7 +1400,10 @@ static void rsim_dp_count(struct rsim_exec *x, int status,
 		did->dmah_ph[i] += !!(x->ph & BIT(i));
 	if (status != IB_WC_SUCCESS) {
 		did->errors++;
-	} else if (data) {
+		return;
+	}
+	did->ops[rsim_dp_op_of(x->wqe->opcode)]++;
+	if (data) {
 		did->bytes += x->len;
 		c->xmit_data += x->len;
 		c->rcv_data += x->len;
@@ -1408,6 +1434,8 @@ static void rsim_dp_account(struct rsim_dev *rsim,
 	dp->dmah_pmem_bytes += did->dmah_pmem_bytes;
 	for (i = 0; i < ARRAY_SIZE(dp->dmah_ph); i++)
 		dp->dmah_ph[i] += did->dmah_ph[i];
+	for (i = 0; i < ARRAY_SIZE(dp->ops); i++)
+		dp->ops[i] += did->ops[i];
 	dp->port.xmit_data += did->port.xmit_data;
 	dp->port.rcv_data += did->port.rcv_data;
 	dp->port.xmit_pkts += did->port.xmit_pkts;

@@ -276,6 +276,28 @@ struct rsim_port_counters {
 };
 
 /**
+ * enum rsim_dp_op - the kinds of send WR the data path counts
+ * @RSIM_OP_SEND: SEND and SEND_WITH_IMM
+ * @RSIM_OP_SEND_INV: SEND_WITH_INV (the responder's rkey invalidated)
+ * @RSIM_OP_WRITE: RDMA WRITE and WRITE_WITH_IMM
+ * @RSIM_OP_READ: RDMA READ
+ * @RSIM_OP_ATOMIC: CMP_AND_SWP and FETCH_AND_ADD
+ * @RSIM_OP_REG_MR: REG_MR (fast registration)
+ * @RSIM_OP_LOCAL_INV: LOCAL_INV
+ * @RSIM_OP_NR: number of kinds; keep last
+ */
+enum rsim_dp_op {
+	RSIM_OP_SEND,
+	RSIM_OP_SEND_INV,
+	RSIM_OP_WRITE,
+	RSIM_OP_READ,
+	RSIM_OP_ATOMIC,
+	RSIM_OP_REG_MR,
+	RSIM_OP_LOCAL_INV,
+	RSIM_OP_NR,
+};
+
+/**
  * struct rsim_dp_stats - what the loopback data path did
  * @wqes: send WRs executed (successfully or not)
  * @bytes: payload bytes moved between registered memory
@@ -294,6 +316,8 @@ struct rsim_port_counters {
  * @dmah_pmem_bytes: bytes written into persistent-memory MRs with
  *	cache-flushing copies
  * @dmah_ph: WRs that touched an MR with processing hint 0, 1, 2, 3
+ * @ops: send WRs that completed successfully, per &enum rsim_dp_op (a
+ *	ULP's fast registrations and invalidations show here)
  * @umem_bounced: pages of pinned user memory registered whose DMA
  *	address is not their physical address (a bounce slot, under
  *	swiotlb): the data path reaches them through their pages
@@ -313,6 +337,7 @@ struct rsim_dp_stats {
 	u64 dmah_steered;
 	u64 dmah_pmem_bytes;
 	u64 dmah_ph[4];
+	u64 ops[RSIM_OP_NR];
 	u64 umem_bounced;
 	struct rsim_port_counters port;
 };
