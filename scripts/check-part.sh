@@ -39,7 +39,9 @@ mkdir -p "$RSIM_OUT"
 # its lines go to make check's
 if [ -z "${RSIM_CHECK:-}" ]; then
 	rm -f "$RSIM_SUMMARY"
-	trap 'rc=$?; rsim_boots_stop; rsim_summary_print $rc' EXIT
+	# the exit status: a stage that died fails the summary
+	# shellcheck disable=SC2154 # set in the trap itself
+	trap 'rsim_rc=$?; rsim_boots_stop; rsim_summary_print $rsim_rc' EXIT
 fi
 if [ "$part" = stock ]; then
 	# every series, side by side

@@ -30,7 +30,9 @@ if [ "${1:-}" = --mutant ]; then
 fi
 
 log=$RSIM_OUT/uml-conformance.log
-rsim_boot conformance "$log"
+# ib_core.force_mr=1, as make check: the NVMe over RDMA run after the
+# suites (guest/init-uml.sh's ulp_nvme_pair)
+rsim_boot conformance "$log" RSIM_UML_ARGS="${RSIM_UML_ARGS:-} ib_core.force_mr=1"
 rsim_boots_wait
 rsim_judge "$log" -- --conformance rdmasim0,rsim_veth2_rdmasim,rxe0,siw0 --out "$RSIM_OUT" \
 	--conformance-module "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" ||

@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
 
 /*
  * The alignment that keeps a DMA buffer off its neighbours' cache lines
@@ -48,6 +49,18 @@
 #define RSIM_RESIZE_CQ_OP	resize_cq
 #define RSIM_RESIZE_CQE		int
 #endif
+
+/*
+ * A device name "rdma link add" gave is marked as the user's (6.8 and
+ * later), so that rdma-ndd and udev's naming rules leave it alone, as rxe
+ * and siw do; before, nothing renamed such a device.
+ */
+static inline void rsim_mark_name_by_user(struct ib_device *ibdev)
+{
+#ifdef RSIM_HAVE_NAME_BY_USER
+	ib_mark_name_assigned_by_user(ibdev);
+#endif
+}
 
 /*
  * The RDMA FLUSH access rights (6.2 and later): none before.

@@ -132,6 +132,40 @@ roce_up() {
 		wait_for "rsim_veth2_rdmasim's RoCE v2 GID" 60 roce_v2_gid rsim_veth2_rdmasim
 }
 
+# After the conformance suites, where the kernel has the ULPs (7.3's
+# debug kernel): NVMe over RDMA between rsim_veth2_rdmasim (the host) and
+# rsim_veth3_rdmasim on the pair's other end (the target), both in
+# init_net (guest/ulp-nvme.sh). make check boots this part with
+# ib_core.force_mr=1: the target then registers MRs for its RDMA READs and
+# WRITEs (rdma_rw), and its device's REG_MR count must move too.
+ulp_nvme_pair() {
+	local a3 r0
+	[ -d "$RSIM_MODROOT/lib/modules/$RSIM_KVER/kernel/drivers/nvme" ] || return 0
+	part ulp
+	DBG=/sys/kernel/debug/rdmasim
+	# shellcheck source=ulp-nvme.sh
+	. "$RSIM_TOP/scripts/guest/ulp-nvme.sh"
+	check "rsim_veth3_rdmasim_on_veth" \
+		rdma link add rsim_veth3_rdmasim type rdmasim netdev rsim_veth3
+	check "rsim_veth3_rdmasim_roce_v2_gid" \
+		wait_for "rsim_veth3_rdmasim's RoCE v2 GID" 60 roce_v2_gid rsim_veth3_rdmasim
+	ip -6 -o addr show dev rsim_veth3 scope link >/run/ll3
+	read -r _ _ _ a3 _ </run/ll3
+	a3=${a3%%/*}
+	kv "$DBG/rsim_veth3_rdmasim/datapath" op_reg_mr && r0=$val
+	nvme_over_rdma pair "$a3%rsim_veth3" "$a3%rsim_veth2" rsim_veth3_rdmasim \
+		rsim_veth2_rdmasim rsim_veth3_rdmasim
+	case " $(cat /proc/cmdline) " in
+	*" ib_core.force_mr=1 "*)
+		# the target's device: gone with rdma link del, its counters
+		# were read by nvme_over_rdma's last look (RSIM-ULP line); the
+		# target's own registrations show in its reg_mr before that
+		check "nvme_pair_target_registered_mrs" \
+			test "${nvme_target_reg_mr:-0}" -gt "${r0:-0}"
+		;;
+	esac
+}
+
 # The KUnit suites: KTAP between two markers.
 kunit() {
 	part kunit
@@ -209,6 +243,7 @@ if wants conformance; then
 	# rdmasim in RoCE mode too, when the peers (rdma_cm's world) are up
 	[ $peers = 1 ] && [ "${RSIM_RDMASIM:-1}" = 1 ] && roce_up
 	conformance
+	[ $peers = 1 ] && [ "${RSIM_RDMASIM:-1}" = 1 ] && ulp_nvme_pair
 fi
 if wants selftest; then
 	part selftest

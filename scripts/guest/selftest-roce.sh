@@ -18,6 +18,9 @@
 #   - rdma_cm from userspace on one device and between the two (across
 #     the namespaces): rping -V (data verified), ucmatose, udaddy, with
 #     every object gone afterwards;
+#   - NVMe over RDMA on one device (guest/ulp-nvme.sh), where the kernel
+#     has the ULPs, ending with "rdma link del" under the listening
+#     target; the device added again;
 #   - teardown under a connected rping pair: "rdma link del" of the
 #     client's device, then "ip link del" of the pair (the server's
 #     device goes with its netdev); both programs end, nothing is left.
@@ -200,8 +203,18 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	check "roce_objects_as_before" objects_as_before $D0
 	check "roce_objects_as_before_peer" objects_as_before $D1
 
-	# "rdma link del" and "rdma link add" again, as blktests does
-	check "roce_link_del" rdma link del $D0
+	# NVMe over RDMA on $D0 (target and host both there: nvmet-rdma and
+	# nvme-rdma resolve addresses in init_net only), where the kernel has
+	# the ULPs (7.3's debug kernel); its teardown ends with "rdma link
+	# del" of $D0 under the listening port (guest/ulp-nvme.sh)
+	if [ -d "$RSIM_MODROOT/lib/modules/$RSIM_KVER/kernel/drivers/nvme" ]; then
+		# shellcheck source=ulp-nvme.sh
+		. "$RSIM_TOP/scripts/guest/ulp-nvme.sh"
+		nvme_over_rdma selftest "$A0" "$A0" $D0 $D0
+	else
+		# "rdma link del" and "rdma link add" again, as blktests does
+		check "roce_link_del" rdma link del $D0
+	fi
 	check "roce_link_gone" test ! -e "$IB/$D0"
 	check "roce_link_add_again" rdma link add $D0 type rdmasim netdev $RV0
 	check "roce_v2_gid_again" wait_for "$D0's RoCE v2 GID" 60 roce_v2_gid $D0

@@ -8,9 +8,19 @@
 # null_blk namespace through configfs, the nvme-rdma host connected to it
 # through /dev/nvme-fabrics, a pattern written with O_DIRECT, read back
 # and compared, the fast-registration counters of rdmasim's data path
-# checked, then disconnect and target teardown. Both ends use the initial
-# network namespace: nvmet-rdma and nvme-rdma resolve addresses in
-# init_net only (rdma_create_id(&init_net, ...)).
+# checked, then disconnect, the target's RDMA device removed under the
+# listening port ("rdma link del") and the target taken down. Both ends
+# use the initial network namespace: nvmet-rdma and nvme-rdma resolve
+# addresses in init_net only (rdma_create_id(&init_net, ...)).
+#
+# The order of the teardown is on purpose: unlinking the subsystem from a
+# port that still listens after a host has connected makes lockdep report
+# a circular dependency between nvmet_config_sem and rdma_cm's
+# handler_mutex (Documentation/ulps.rst, "Findings"; reproducer:
+# scripts/guest/finding-nvmet-port-lockdep.sh), and the first lockdep
+# report turns lockdep off for the rest of the boot. With the device gone
+# first, nvmet-rdma's device removal has destroyed the listener and the
+# unlink destroys nothing.
 #
 # Uses check(), has_line(), say(), wait_for() and kv() from guest/lib.sh,
 # RSIM_MODROOT and RSIM_KVER from guest/init-uml.sh, and $DBG.
@@ -83,7 +93,7 @@ nvme_ns_ready() {
 # nvme_pattern: 4 MiB of random bytes written to the namespace with
 # O_DIRECT in 128 KiB requests, read back the same way and compared
 nvme_pattern() {
-	local dev=/dev/${nvme_ctrl}n1
+	local dev="/dev/${nvme_ctrl}n1"
 	dd if=/dev/urandom of=/run/nvme-pat bs=128k count=32 2>/dev/null &&
 		dd if=/run/nvme-pat of="$dev" bs=128k count=32 oflag=direct 2>&1 &&
 		dd if="$dev" of=/run/nvme-back bs=128k count=32 iflag=direct 2>&1 &&
@@ -104,12 +114,14 @@ nvme_ops() {
 	done
 }
 
-# nvme_over_rdma tag target_traddr host_traddr dev...: the whole run,
-# one check per step, named nvme_<tag>_<step>; the devs are the rdmasim
-# devices whose counters must move
+# nvme_over_rdma tag target_traddr host_traddr target_dev dev...: the
+# whole run, one check per step, named nvme_<tag>_<step>; <target_dev> is
+# the rdmasim device the target listens on (deleted at the end: the
+# caller adds it again if it needs it), the devs are the rdmasim devices
+# whose counters must move
 nvme_over_rdma() {
-	local tag=$1 taddr=$2 haddr=$3 r0 l0 s0
-	shift 3
+	local tag="$1" taddr="$2" haddr="$3" tdev="$4" r0 l0 s0
+	shift 4
 	check "nvme_${tag}_modules" nvme_modules
 	check "nvme_${tag}_target_up" nvme_target_up "$taddr"
 	nvme_ops "$@"
@@ -118,10 +130,15 @@ nvme_over_rdma() {
 	check "nvme_${tag}_namespace" wait_for "the NVMe namespace" 30 nvme_ns_ready
 	check "nvme_${tag}_pattern_read_back" nvme_pattern
 	nvme_ops "$@"
+	# the target's device's own registrations (ib_core.force_mr=1), which
+	# guest/init-uml.sh's ulp_nvme_pair reads
+	# shellcheck disable=SC2034
+	kv "$DBG/$tdev/datapath" op_reg_mr && nvme_target_reg_mr=$val
 	say "RSIM-ULP nvme $tag: reg_mr +$((nvme_reg_mr - r0))" \
 		"local_inv +$((nvme_local_inv - l0)) send_inv +$((nvme_send_inv - s0))"
+	# shellcheck disable=SC2317 # called by check
 	frwr_moved() {
-		[ $nvme_reg_mr -gt "$r0" ] &&
+		[ "$nvme_reg_mr" -gt "$r0" ] &&
 			[ $((nvme_local_inv + nvme_send_inv)) -gt $((l0 + s0)) ]
 	}
 	check "nvme_${tag}_frwr_counters_moved" frwr_moved
@@ -129,5 +146,6 @@ nvme_over_rdma() {
 		sh -c "echo 1 >/sys/class/nvme/$nvme_ctrl/delete_controller"
 	check "nvme_${tag}_controller_gone" wait_for "$nvme_ctrl to go" 30 \
 		test ! -e "/sys/class/nvme/$nvme_ctrl"
+	check "nvme_${tag}_target_device_del" rdma link del "$tdev"
 	check "nvme_${tag}_target_down" nvme_target_down
 }

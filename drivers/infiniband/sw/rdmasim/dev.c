@@ -658,6 +658,8 @@ int rsim_dev_probe(struct platform_device *pdev,
 		err = ib_device_set_netdev(&rsim->ibdev, cfg->ndev, RSIM_PORT);
 		if (err)
 			goto err_dealloc;
+		/* the name "rdma link add" gave */
+		rsim_mark_name_by_user(&rsim->ibdev);
 	}
 	err = ib_register_device(&rsim->ibdev, rsim->cfg.name, &pdev->dev);
 	if (err)
