@@ -164,6 +164,27 @@ ulp_nvme_pair() {
 			test "${nvme_target_reg_mr:-0}" -gt "${r0:-0}"
 		;;
 	esac
+	ulp_nvme_sweep "$a3"
+}
+
+# The fault sweep through NVMe over RDMA (guest/ulp-fault-sweep.sh) on the
+# same pair: the target on rsim_veth3_rdmasim again, every injection point
+# of both devices at n = 1.. while the host connects, writes, reads and
+# disconnects; then the target's device deleted under its port and the
+# target taken down (guest/ulp-nvme.sh's order).
+ulp_nvme_sweep() {
+	local a3="$1"
+	# shellcheck source=ulp-fault-sweep.sh
+	. "$RSIM_TOP/scripts/guest/ulp-fault-sweep.sh"
+	check "sweep_rsim_veth3_rdmasim_again" \
+		rdma link add rsim_veth3_rdmasim type rdmasim netdev rsim_veth3
+	check "sweep_roce_v2_gid" \
+		wait_for "rsim_veth3_rdmasim's RoCE v2 GID" 60 roce_v2_gid rsim_veth3_rdmasim
+	check "sweep_target_up" nvme_target_up "$a3%rsim_veth3"
+	check "sweep_every_point" fault_sweep_nvme "$a3%rsim_veth2" \
+		rsim_veth2_rdmasim rsim_veth3_rdmasim
+	check "sweep_target_device_del" rdma link del rsim_veth3_rdmasim
+	check "sweep_target_down" nvme_target_down
 }
 
 # The KUnit suites: KTAP between two markers.
