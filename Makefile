@@ -6,6 +6,9 @@
 #   make [KDIR=<kernel build dir>] [ARCH=um]	build the modules
 #   make umad					tools/umad/rsim_umad, a host
 #						libibumad client (the selftest's)
+#   make rds					tools/rds/rsim_rds, RDS over
+#						the IB transport (the
+#						conformance boot's)
 #   make dmah KSRC=<7.3 source>			tools/dmah/rsim_dmah, DMA
 #						handles through the uverbs
 #						ioctl ABI (the selftest's)
@@ -72,12 +75,17 @@ version:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/umad clean
+	$(MAKE) -C tools/rds clean
 	$(MAKE) -C tools/dmah clean
 	$(MAKE) -C tools/provider clean
 
 # a host program: the host's compiler and libibumad, whatever ARCH says
 umad:
 	$(MAKE) -C tools/umad ARCH= rsim_umad
+
+# a host program: AF_RDS from the host's headers
+rds:
+	$(MAKE) -C tools/rds ARCH= rsim_rds
 
 # a host program built against KSRC's uapi headers (the DMAH core's)
 dmah:
@@ -128,6 +136,6 @@ rdma-core-tests:
 stock:
 	scripts/check-part.sh stock
 
-.PHONY: all modules umad dmah provider clean check demo bench conformance kunit selftest script smp \
+.PHONY: all modules umad rds dmah provider clean check demo bench conformance kunit selftest script smp \
 	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version stock \
 	check-6.12

@@ -253,10 +253,10 @@ rsim_stock_headers() {
 # rsim_uml_ready <debug|bench> <name> [make args...]: everything a UML
 # run needs, from a fresh machine: host packages, linux-source-$RSIM_SERIES
 # (7.3 by default), the UML kernel of that kind, and the modules built
-# against it (W=1 and the make args) with the host programs of tools/umad
-# and tools/dmah, and rdma-core 65 with tools/provider built against it
-# (not with RSIM_UML_TOOLS=0: the KUnit and conformance parts need none of
-# them); exports what boot-uml.sh reads.
+# against it (W=1 and the make args) with the host programs of tools/umad,
+# tools/rds and tools/dmah, and rdma-core 65 with tools/provider built
+# against it (not with RSIM_UML_TOOLS=0: 6.12's KUnit and conformance
+# boots need none of them); exports what boot-uml.sh reads.
 rsim_uml_ready() {
 	local kind=$1 name=$2 series=${RSIM_SERIES:-7.3}
 	shift 2
@@ -273,6 +273,11 @@ rsim_uml_ready() {
 	make -C "$RSIM_MODDIR" umad >>"$RSIM_MODDIR.log" 2>&1 || {
 		tail -30 "$RSIM_MODDIR.log" >&2
 		die "building tools/umad failed"
+	}
+	# the conformance boot's RDS exchange
+	make -C "$RSIM_MODDIR" rds >>"$RSIM_MODDIR.log" 2>&1 || {
+		tail -30 "$RSIM_MODDIR.log" >&2
+		die "building tools/rds failed"
 	}
 	# the selftest's uverbs client, against the 7.3 tree's uapi headers
 	make -C "$RSIM_MODDIR" dmah KSRC="$RSIM_KSRC" >>"$RSIM_MODDIR.log" 2>&1 || {

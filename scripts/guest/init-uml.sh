@@ -133,9 +133,10 @@ roce_up() {
 }
 
 # After the conformance suites, where the kernel has the ULPs (7.3's
-# debug kernel): NVMe over RDMA between rsim_veth2_rdmasim (the host) and
-# rsim_veth3_rdmasim on the pair's other end (the target), both in
-# init_net (guest/ulp-nvme.sh). make check boots this part with
+# debug kernel): NFS over RDMA, then NVMe over RDMA, between
+# rsim_veth2_rdmasim (the client, the host) and rsim_veth3_rdmasim on the
+# pair's other end (the server, the target), both in init_net
+# (guest/ulp-nfs.sh, guest/ulp-nvme.sh). make check boots this part with
 # ib_core.force_mr=1: the target then registers MRs for its RDMA READs and
 # WRITEs (rdma_rw), and its device's REG_MR count must move too.
 ulp_nvme_pair() {
@@ -152,6 +153,7 @@ ulp_nvme_pair() {
 	ip -6 -o addr show dev rsim_veth3 scope link >/run/ll3
 	read -r _ _ _ a3 _ </run/ll3
 	a3=${a3%%/*}
+	ulp_nfs_pair "$a3"
 	kv "$DBG/rsim_veth3_rdmasim/datapath" op_reg_mr && r0=$val
 	nvme_over_rdma pair "$a3%rsim_veth3" "$a3%rsim_veth2" rsim_veth3_rdmasim \
 		rsim_veth2_rdmasim rsim_veth3_rdmasim
@@ -165,6 +167,19 @@ ulp_nvme_pair() {
 		;;
 	esac
 	ulp_nvme_sweep "$a3"
+}
+
+# NFS over RDMA on the same pair (guest/ulp-nfs.sh): nfsd on
+# rsim_veth3_rdmasim, the client mounting through rsim_veth2_rdmasim
+ulp_nfs_pair() {
+	local a2
+	[ -d "$RSIM_MODROOT/lib/modules/$RSIM_KVER/kernel/fs/nfsd" ] || return 0
+	# shellcheck source=ulp-nfs.sh
+	. "$RSIM_TOP/scripts/guest/ulp-nfs.sh"
+	ip -6 -o addr show dev rsim_veth2 scope link >/run/ll2
+	read -r _ _ _ a2 _ </run/ll2
+	nfs_over_rdma pair "$1%rsim_veth2" "${a2%%/*}" rsim_veth3_rdmasim \
+		rsim_veth2_rdmasim
 }
 
 # The fault sweep through NVMe over RDMA (guest/ulp-fault-sweep.sh) on the
