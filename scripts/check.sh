@@ -123,6 +123,10 @@ rsim_boot conformance "$RSIM_OUT/uml-conformance.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} ib_core.force_mr=1"
 rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
+# RDS over rdmasim, in a boot of its own: its known reports (lockdep's
+# turns lockdep off for the rest of a boot) are accepted there alone
+rsim_boot script "$RSIM_OUT/uml-rds.log" \
+	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_SCRIPT=$RSIM_TOP/scripts/guest/finding-rds.sh"
 
 # the debug chain's serial work is done: the fillers share the CPUs
 # equally with the boots from now on
@@ -150,6 +154,10 @@ rsim_judge "$RSIM_OUT/uml-conformance.log" -- \
 	--conformance rdmasim0,rsim_veth2_rdmasim,rxe0,siw0 \
 	--conformance-module "$uml_moddir/kunit/conformance/rdma_conformance.ko" \
 	--out "$RSIM_OUT" --summary "$RSIM_SUMMARY" --label "conformance" ||
+	fails=$((fails + 1))
+rsim_judge "$RSIM_OUT/uml-rds.log" -- \
+	--findings "$RSIM_TOP/scripts/guest/finding-rds.findings" \
+	--summary "$RSIM_SUMMARY" --label "RDS (known findings)" ||
 	fails=$((fails + 1))
 rsim_judge "$RSIM_OUT/uml-rdmacore.log" -- \
 	--summary "$RSIM_SUMMARY" --label "rdma-core rdmasim0 boot" ||

@@ -135,6 +135,31 @@ def conformance(areas):
     return out + ['RSIM-CONF-END']
 
 
+FINDINGS = """# name | regexes
+dir | different direction | rds_dma_hdr_free
+lockdep | possible circular locking | rds_trans_sem
+"""
+
+# a WARN with its DMA-API line, as the kernel prints one
+DMA_WARN = ['------------[ cut here ]------------',
+            'WARNING: kernel/dma/debug.c:1054 at check_unmap+0xa73/0xf9c',
+            'DMA-API: rdmasim rdmasim.0.auto: device driver frees DMA memory with '
+            'different direction',
+            'Call Trace:', ' [<e0ad88f3>] rds_dma_hdr_free+0x47/0x61 [rds_rdma]',
+            '---[ end trace 0000000000000000 ]---',
+            'DMA-API: Mapped at:', ' dma_map_phys+0x1be/0x1d0']
+LOCKDEP = ['WARNING: possible circular locking dependency detected',
+           '(rds_trans_sem){++++}-{3:3}, at: rds_trans_get_preferred+0x92/0x131',
+           'Call Trace:', ' [<e0a4d61d>] rds_trans_get_preferred+0x92/0x131 [rds]']
+
+
+def findings(tmp):
+    path = unique(tmp, 'findings')
+    with open(path, 'w') as f:
+        f.write(FINDINGS)
+    return path
+
+
 def judge(*args):
     res = subprocess.run([sys.executable, os.path.join(HERE, 'judge-log.py'), *args],
                          capture_output=True, text=True)
@@ -195,6 +220,20 @@ def main():
              'suite rdma_conformance_map.dev0 is missing',
              [log(tmp, conformance(['mr'])), '--conformance', 'dev0',
               '--conformance-module', conformance_module(tmp)]),
+            ('known findings: their reports accepted', 0, 'run clean',
+             [log(tmp, LOCKDEP + ['some line'] + DMA_WARN), '--findings', findings(tmp)]),
+            ('a known finding that no longer shows', 1, 'known finding lockdep did not show',
+             [log(tmp, DMA_WARN), '--findings', findings(tmp)]),
+            ('another report beside the known ones', 1, 'WARN report at line',
+             [log(tmp, LOCKDEP + DMA_WARN + ['------------[ cut here ]------------',
+                                             'WARNING: x.c:1 at f+0x1/0x2']),
+              '--findings', findings(tmp)]),
+            ('a known report outside its own lines does not cover another', 1,
+             'DMA-API report',
+             [log(tmp, LOCKDEP + DMA_WARN + ['DMA-API: rdmasim x: device driver '
+                                             'tries to sync DMA memory it has not '
+                                             'allocated']),
+              '--findings', findings(tmp)]),
         ]
         for what, want_rc, want, args in cases:
             rc, out = judge(*args)

@@ -31,6 +31,10 @@ protocol"); KTAP is read by ktap.py, the one parser.
              rdma_conformance.ko runs by default; --known FILE: the known
              divergences of rxe and siw on the booted kernel, by default
              kunit/conformance/known-divergences, 7.3's).
+--findings FILE  known reports of a ULP (Documentation/ulps.rst,
+             "Findings"), one per line, "name | regex | regex ...": a
+             report whose lines match every regex of one is accepted; each
+             must show, so that a fix upstream is noticed.
 --times      where the time went, per log: the RSIM-PART stages and each
              KUnit suite, from the printk timestamps.
 --summary FILE --label NAME  append one line to make check's summary:
@@ -87,12 +91,90 @@ def documented_suites(rst):
     return re.findall(r'^   \* - ``(\w+)``', m.group(1), re.M)
 
 
-def clean_log(name, lines, nodebug=False):
+# Where a report begins: what splits a log into reports for --findings.
+# A WARN's first line is its "cut here"; the rest have their own banner.
+REPORT_START = re.compile(r'-+\[ cut here \]-+|WARNING: possible |BUG: |BUG \S+ \(|'
+                          r'KASAN|UBSAN|unreferenced object 0x|'
+                          r'inconsistent lock state|Kernel panic|general protection')
+REPORT_END = re.compile(r'---\[ end trace |RSIM-')
+# after a WARN's end of trace, DMA-API debug prints where the memory was
+# mapped: part of the same report
+REPORT_MORE = re.compile(r'^DMA-API: Mapped at:|^ +[\w.]+\+0x[0-9a-f]+/0x[0-9a-f]+')
+
+
+def read_findings(path):
+    """--findings FILE: the known reports of a ULP, one per line,
+    "name | regex | regex ...": a report is that finding's when every
+    regex matches one of its lines ('#' starts a comment)"""
+    findings = []
+    with open(path) as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if not line:
+                continue
+            name, *pats = [w.strip() for w in line.split('|')]
+            if not pats:
+                raise ValueError(f'{path}: finding {name} has no pattern')
+            findings.append((name, [re.compile(p) for p in pats]))
+    return findings
+
+
+def report_spans(texts):
+    """(first, last) line of each report: from a REPORT_START line to the
+    line before the next start, or to an RSIM- line, or to an end of
+    trace and the DMA-API "Mapped at" stack after it"""
+    spans = []
+    start = last = None
+    for i, text in enumerate(texts):
+        if start is not None and last is not None:
+            if REPORT_MORE.search(text):
+                last = i
+                continue
+            spans.append((start, last))
+            start = last = None
+        if REPORT_START.search(text):
+            if start is not None:
+                spans.append((start, i - 1))
+            start = i
+        elif start is not None and 'end trace' in text:
+            last = i
+        elif start is not None and REPORT_END.search(text):
+            spans.append((start, i - 1))
+            start = None
+    if start is not None:
+        spans.append((start, len(texts) - 1 if last is None else last))
+    return spans
+
+
+def known_lines(name, texts, findings, problems):
+    """the lines of the reports that are known findings; each finding must
+    have shown (else it no longer reproduces: the docs must say so)"""
+    known = set()
+    seen = set()
+    for first, last in report_spans(texts):
+        block = texts[first:last + 1]
+        for fname, pats in findings:
+            if all(any(p.search(t) for t in block) for p in pats):
+                known.update(range(first, last + 1))
+                seen.add(fname)
+                break
+    for fname, _ in findings:
+        if fname not in seen:
+            problems.append(f'{name}: known finding {fname} did not show: fixed? '
+                            'Update Documentation/ulps.rst and the findings file')
+    return known
+
+
+def clean_log(name, lines, nodebug=False, findings=()):
     """the reports that fail a run, and the protocol lines every log needs
-    (a kernel without kmemleak, --nodebug, has no list to read)"""
+    (a kernel without kmemleak, --nodebug, has no list to read); the
+    reports of known findings (--findings) do not, but each must show"""
     problems = []
-    for i, line in enumerate(lines):
-        text = ktap.strip_ts(line)
+    texts = [ktap.strip_ts(line) for line in lines]
+    known = known_lines(name, texts, findings, problems) if findings else set()
+    for i, text in enumerate(texts):
+        if i in known:
+            continue
         for pat, kind in BAD:
             if re.search(pat, text):
                 problems.append(f'{name}: {kind} report at line {i + 1}: {text.strip()}')
@@ -261,6 +343,8 @@ def main():
     ap.add_argument('--times', action='store_true')
     ap.add_argument('--nodebug', action='store_true',
                     help='the logs come from the non-debug kernel: no kmemleak list')
+    ap.add_argument('--findings', metavar='FILE',
+                    help='known reports of a ULP: accepted, and each must show')
     ap.add_argument('--summary', metavar='FILE')
     ap.add_argument('--label', default='boot')
     args = ap.parse_args()
@@ -271,8 +355,9 @@ def main():
         with open(path, errors='replace') as f:
             logs.append((os.path.basename(path), f.read().splitlines()))
     problems = []
+    findings = read_findings(args.findings) if args.findings else ()
     for name, lines in logs:
-        problems += clean_log(name, lines, args.nodebug)
+        problems += clean_log(name, lines, args.nodebug, findings)
     reports = len(problems)
     if args.kunit:
         problems += judge_kunit(logs, args.kunit, args.glob, args.doc, args.json,

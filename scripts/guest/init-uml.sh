@@ -40,6 +40,11 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 # the host's: the repository may live there); one mount for all four
 mount -a -T "$RSIM_TOP/scripts/guest/fstab-uml"
 
+# DMA-API debug prints its first error only (show_num_errors = 1) and
+# counts the rest: every one must reach the log judge
+[ -w /sys/kernel/debug/dma-api/all_errors ] &&
+	echo 1 >/sys/kernel/debug/dma-api/all_errors
+
 # say, check, capture, has_line, part, finish, sysfs_is and field
 # shellcheck source=lib.sh
 . "$RSIM_TOP/scripts/guest/lib.sh"
