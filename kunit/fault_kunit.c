@@ -8,8 +8,13 @@
  * and leave every counter as it was (kmemleak, run after the suites, checks
  * the memory). The walk ends at the first k the verb survives, which must
  * be exactly one past the number of allocation points the verb has.
+ *
+ * A point's trace names the call site of each check in order, and
+ * injected_at the one that failed: the n-th site of a traced run is what
+ * fail_nth = n fails.
  */
 
+#include <linux/kallsyms.h>
 #include <linux/mman.h>
 
 #include "helpers.h"
@@ -181,11 +186,78 @@ static void rsim_fault_test_countdown_spans_calls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rsim_fault_get_nth(fp), 0);
 }
 
+/* a point's trace names the call site of each check, in order */
+static void rsim_fault_test_trace_records_sites(struct kunit *test)
+{
+	struct rsim_fault_point fp;
+	unsigned long ip[4] = {};
+
+	rsim_fault_point_init(&fp, NULL);
+	KUNIT_EXPECT_EQ(test, rsim_fault_trace_read(&fp, ip, 4), -ENOENT);
+	KUNIT_ASSERT_EQ(test, rsim_fault_trace_start(&fp, 2), 0);
+	rsim_fault_set_nth(&fp, 2);
+	KUNIT_EXPECT_FALSE(test, rsim_fault_check(&fp, 0x100));
+	KUNIT_EXPECT_TRUE(test, rsim_fault_check(&fp, 0x200));
+	KUNIT_EXPECT_FALSE(test, rsim_fault_check(&fp, 0x300));
+	/* three checks counted, the room for two recorded */
+	KUNIT_EXPECT_EQ(test, rsim_fault_trace_read(&fp, ip, 4), 3);
+	KUNIT_EXPECT_EQ(test, ip[0], 0x100UL);
+	KUNIT_EXPECT_EQ(test, ip[1], 0x200UL);
+	KUNIT_EXPECT_EQ(test, ip[2], 0UL);
+	KUNIT_EXPECT_EQ(test, rsim_fault_injected_at(&fp), 0x200UL);
+	/* too long a trace is refused and the running one stays */
+	KUNIT_EXPECT_EQ(test,
+			rsim_fault_trace_start(&fp, RSIM_FAULT_TRACE_MAX + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, rsim_fault_trace_read(&fp, ip, 4), 3);
+	/* a new trace starts from nothing; 0 stops tracing */
+	KUNIT_EXPECT_EQ(test, rsim_fault_trace_start(&fp, 4), 0);
+	KUNIT_EXPECT_EQ(test, rsim_fault_trace_read(&fp, ip, 4), 0);
+	KUNIT_EXPECT_EQ(test, rsim_fault_trace_start(&fp, 0), 0);
+	rsim_fault_check(&fp, 0x400);
+	KUNIT_EXPECT_EQ(test, rsim_fault_trace_read(&fp, ip, 4), -ENOENT);
+	rsim_fault_point_fini(&fp);
+}
+
+/*
+ * Traced, a verb's checks name its own allocations, each its own site: the
+ * n-th entry is what fail_nth = n fails (injected_at)
+ */
+static void rsim_fault_test_trace_of_a_verb(struct kunit *test)
+{
+	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
+	struct rsim_fault_point *fp = &rsim->fault[RSIM_FAULT_ALLOC];
+	struct ib_pd *pd = rsim_kunit_pd(test, rsim);
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long ip[4] = {};
+	int i;
+
+	KUNIT_ASSERT_EQ(test, rsim_fault_trace_start(fp, 4), 0);
+	rsim_kunit_mr(test, pd, IB_MR_TYPE_MEM_REG, 4);
+	/* alloc_mr has 3 points */
+	KUNIT_EXPECT_EQ(test, rsim_fault_trace_read(fp, ip, 4), 3);
+	for (i = 0; i < 3; i++) {
+		sprint_symbol_no_offset(sym, ip[i]);
+		KUNIT_EXPECT_TRUE_MSG(test, !strncmp(sym, "rsim_", 5),
+				      "check %d from %s", i + 1, sym);
+	}
+	KUNIT_EXPECT_NE(test, ip[0], ip[1]);
+	KUNIT_EXPECT_NE(test, ip[1], ip[2]);
+	KUNIT_EXPECT_NE(test, ip[0], ip[2]);
+	rsim_fault_set_nth(fp, 2);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, 4)),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, rsim_fault_injected_at(fp), ip[1]);
+	KUNIT_EXPECT_EQ(test, rsim_fault_trace_start(fp, 0), 0);
+}
+
 static struct kunit_case rsim_fault_test_cases[] = {
 	KUNIT_CASE_PARAM(rsim_fault_test_every_point_unwinds,
 			 rsim_fault_gen_params),
 	KUNIT_CASE(rsim_fault_test_nth_is_one_shot),
 	KUNIT_CASE(rsim_fault_test_countdown_spans_calls),
+	KUNIT_CASE(rsim_fault_test_trace_records_sites),
+	KUNIT_CASE(rsim_fault_test_trace_of_a_verb),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

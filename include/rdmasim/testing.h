@@ -37,6 +37,10 @@ int rsim_res_count(struct rsim_dev *rsim, enum rsim_res_type type);
 void rsim_fault_set_nth(struct rsim_fault_point *fp, int nth);
 int rsim_fault_get_nth(struct rsim_fault_point *fp);
 int rsim_fault_injected(struct rsim_fault_point *fp);
+int rsim_fault_trace_start(struct rsim_fault_point *fp, u32 cap);
+int rsim_fault_trace_read(struct rsim_fault_point *fp, unsigned long *ip,
+			  u32 max);
+unsigned long rsim_fault_injected_at(struct rsim_fault_point *fp);
 
 /* puda.c */
 struct rsim_fault_point *rsim_puda_fault(struct rsim_puda_pool *pool,

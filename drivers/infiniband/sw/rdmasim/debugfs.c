@@ -194,9 +194,10 @@ void rsim_debugfs_init(void)
 
 void rsim_debugfs_exit(void)
 {
-	rsim_puda_exit();
+	/* no file of the library's points is open when their traces go */
 	debugfs_remove_recursive(rsim_debugfs_root);
 	rsim_debugfs_root = NULL;
+	rsim_puda_exit();
 }
 
 void rsim_debugfs_dev_init(struct rsim_dev *rsim)

@@ -441,6 +441,7 @@ static void rsim_dealloc_driver(struct ib_device *ibdev)
 	if (rsim->mad_pool && rsim_puda_pool_destroy(rsim->mad_pool))
 		ibdev_err(ibdev, "MAD buffers still out at teardown\n");
 	rsim_debugfs_dev_exit(rsim);
+	rsim_fault_fini(rsim);
 	rsim_qp_exit(rsim);
 	rsim_mr_exit(rsim);
 	ida_destroy(&rsim->pd_ida);

@@ -18,10 +18,20 @@
  *   <owner>/fault/<site>/{fail_nth,injected[,probability,interval,...]}
  *
  * where <owner> is rdmasim<N>/, puda/ or a pool's directory.
+ *
+ * Every check names its call site (the caller of rsim_should_fail() or of
+ * the PUDA library's check: an allocation of the driver). A point keeps
+ * the site of its last injected failure (file injected_at) and, while a
+ * trace runs (write N to file trace: room for N checks; 0 stops it), the
+ * site of each check in order. A clean run of a ULP traced tells a fault
+ * sweep which n reaches which allocation of the driver, so that one run
+ * per site covers every site (scripts/guest/ulp-fault-sweep.sh).
  */
 
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <kunit/visibility.h>
 
 #include "rdmasim.h"
@@ -29,6 +39,9 @@
 static const char * const rsim_fault_names[RSIM_FAULT_NR] = {
 	[RSIM_FAULT_ALLOC] = "alloc",
 };
+
+/* serializes the replacement of any point's trace (readers use RCU) */
+static DEFINE_MUTEX(rsim_fault_trace_lock);
 
 /**
  * rsim_fault_point_init() - disarm a point and reset its counter
@@ -45,6 +58,8 @@ void rsim_fault_point_init(struct rsim_fault_point *fp,
 	atomic_set(&fp->nth, 0);
 	atomic_set(&fp->injected, 0);
 	fp->attr = NULL;
+	fp->injected_at = 0;
+	RCU_INIT_POINTER(fp->trace, NULL);
 #ifdef CONFIG_FAULT_INJECTION
 	if (store) {
 		store->attr = (struct fault_attr)FAULT_ATTR_INITIALIZER;
@@ -52,18 +67,51 @@ void rsim_fault_point_init(struct rsim_fault_point *fp,
 	}
 #endif
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_fault_point_init);
+
+/**
+ * rsim_fault_point_fini() - free what a point holds (its trace)
+ * @fp: the point; no check of it may run any more, and its debugfs files
+ *	are gone
+ */
+void rsim_fault_point_fini(struct rsim_fault_point *fp)
+{
+	rsim_fault_trace_start(fp, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_fault_point_fini);
+
+/* one more check of @fp from @ip, in its trace if one runs */
+static void rsim_fault_trace_add(struct rsim_fault_point *fp,
+				 unsigned long ip)
+{
+	struct rsim_fault_trace *t;
+	int i;
+
+	rcu_read_lock();
+	t = rcu_dereference(fp->trace);
+	if (t) {
+		i = atomic_inc_return(&t->n) - 1;
+		if (i < t->cap)
+			WRITE_ONCE(t->ip[i], ip);
+	}
+	rcu_read_unlock();
+}
 
 /**
  * rsim_fault_check() - decide whether this pass through @fp fails
  * @fp: the point
+ * @ip: the call site, for the point's trace and injected_at
+ *	(the caller's _RET_IP_)
  *
  * Context: any.
  * Return: true if the caller must fail as if its operation had failed.
  */
-bool rsim_fault_check(struct rsim_fault_point *fp)
+bool rsim_fault_check(struct rsim_fault_point *fp, unsigned long ip)
 {
 	int n = atomic_read(&fp->nth);
 	bool fail = false;
+
+	rsim_fault_trace_add(fp, ip);
 
 	while (n > 0) {
 		if (atomic_try_cmpxchg(&fp->nth, &n, n - 1)) {
@@ -75,10 +123,13 @@ bool rsim_fault_check(struct rsim_fault_point *fp)
 	if (!fail && fp->attr)
 		fail = should_fail(fp->attr, 1);
 #endif
-	if (fail)
+	if (fail) {
+		WRITE_ONCE(fp->injected_at, ip);
 		atomic_inc(&fp->injected);
+	}
 	return fail;
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_fault_check);
 
 /**
  * rsim_fault_set_nth() - arm the one-shot countdown of a point
@@ -118,6 +169,142 @@ int rsim_fault_injected(struct rsim_fault_point *fp)
 EXPORT_SYMBOL_IF_KUNIT(rsim_fault_injected);
 
 /**
+ * rsim_fault_injected_at() - where the last injected failure of a point was
+ * @fp: the point
+ *
+ * Return: the call site, or 0 if the point never failed.
+ */
+unsigned long rsim_fault_injected_at(struct rsim_fault_point *fp)
+{
+	return READ_ONCE(fp->injected_at);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_fault_injected_at);
+
+/**
+ * rsim_fault_trace_start() - trace the call sites of a point's checks
+ * @fp: the point
+ * @cap: room for this many checks (at most %RSIM_FAULT_TRACE_MAX), or 0
+ *	to stop tracing
+ *
+ * A trace already running is dropped. The checks past @cap are counted,
+ * not recorded.
+ *
+ * Context: process; sleeps.
+ * Return: 0, -EINVAL for a @cap too large, -ENOMEM.
+ */
+int rsim_fault_trace_start(struct rsim_fault_point *fp, u32 cap)
+{
+	struct rsim_fault_trace *t = NULL, *old;
+
+	if (cap > RSIM_FAULT_TRACE_MAX)
+		return -EINVAL;
+	if (cap) {
+		t = kvzalloc(struct_size(t, ip, cap), GFP_KERNEL);
+		if (!t)
+			return -ENOMEM;
+		t->cap = cap;
+	}
+	mutex_lock(&rsim_fault_trace_lock);
+	old = rcu_replace_pointer(fp->trace, t,
+				  lockdep_is_held(&rsim_fault_trace_lock));
+	mutex_unlock(&rsim_fault_trace_lock);
+	if (old)
+		kvfree_rcu(old, rcu);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_fault_trace_start);
+
+/**
+ * rsim_fault_trace_read() - the trace of a point so far
+ * @fp: the point
+ * @ip: room for @max call sites, in the order of the checks
+ * @max: entries of @ip
+ *
+ * Return: the checks since the trace began (more than were recorded when
+ * it passed its room), or -ENOENT if no trace runs.
+ */
+int rsim_fault_trace_read(struct rsim_fault_point *fp, unsigned long *ip,
+			  u32 max)
+{
+	struct rsim_fault_trace *t;
+	int n = -ENOENT;
+	u32 i;
+
+	rcu_read_lock();
+	t = rcu_dereference(fp->trace);
+	if (t) {
+		n = atomic_read(&t->n);
+		for (i = 0; i < max && i < t->cap && i < n; i++)
+			ip[i] = READ_ONCE(t->ip[i]);
+	}
+	rcu_read_unlock();
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_fault_trace_read);
+
+/* trace: "checks <n>", then "<i> <call site>" for each recorded check */
+static int rsim_fault_trace_show(struct seq_file *m, void *unused)
+{
+	struct rsim_fault_point *fp = m->private;
+	struct rsim_fault_trace *t;
+	u32 i, n;
+
+	rcu_read_lock();
+	t = rcu_dereference(fp->trace);
+	if (t) {
+		n = atomic_read(&t->n);
+		seq_printf(m, "checks %u\n", n);
+		for (i = 0; i < n && i < t->cap; i++)
+			seq_printf(m, "%u %pS\n", i + 1,
+				   (void *)READ_ONCE(t->ip[i]));
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+static int rsim_fault_trace_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, rsim_fault_trace_show, inode->i_private);
+}
+
+static ssize_t rsim_fault_trace_write(struct file *file,
+				      const char __user *buf, size_t len,
+				      loff_t *ppos)
+{
+	struct rsim_fault_point *fp = file_inode(file)->i_private;
+	unsigned int cap;
+	int err;
+
+	err = kstrtouint_from_user(buf, len, 0, &cap);
+	if (err)
+		return err;
+	err = rsim_fault_trace_start(fp, cap);
+	return err ? err : len;
+}
+
+static const struct file_operations rsim_fault_trace_fops = {
+	.owner = THIS_MODULE,
+	.open = rsim_fault_trace_open,
+	.read = seq_read,
+	.write = rsim_fault_trace_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int rsim_fault_injected_at_show(struct seq_file *m, void *unused)
+{
+	struct rsim_fault_point *fp = m->private;
+	unsigned long ip = rsim_fault_injected_at(fp);
+
+	if (ip)
+		seq_printf(m, "%pS\n", (void *)ip);
+	else
+		seq_puts(m, "none\n");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rsim_fault_injected_at);
+
+/**
  * rsim_fault_debugfs_create() - the debugfs directories of a set of points
  * @parent: the owner's directory; nothing is created if it is NULL or an
  *	error
@@ -153,6 +340,10 @@ void rsim_fault_debugfs_create(struct dentry *parent,
 			continue;
 		debugfs_create_atomic_t("fail_nth", 0600, dir, &fp[i].nth);
 		debugfs_create_atomic_t("injected", 0400, dir, &fp[i].injected);
+		debugfs_create_file("injected_at", 0400, dir, &fp[i],
+				    &rsim_fault_injected_at_fops);
+		debugfs_create_file("trace", 0600, dir, &fp[i],
+				    &rsim_fault_trace_fops);
 	}
 }
 
@@ -168,6 +359,18 @@ void rsim_fault_init(struct rsim_dev *rsim)
 
 	for (i = 0; i < RSIM_FAULT_NR; i++)
 		rsim_fault_point_init(&rsim->fault[i], &rsim->fault_attr[i]);
+}
+
+/**
+ * rsim_fault_fini() - free what a device's injection points hold
+ * @rsim: device, its debugfs directory removed
+ */
+void rsim_fault_fini(struct rsim_dev *rsim)
+{
+	int i;
+
+	for (i = 0; i < RSIM_FAULT_NR; i++)
+		rsim_fault_point_fini(&rsim->fault[i]);
 }
 
 /**
@@ -188,7 +391,8 @@ void rsim_fault_debugfs_init(struct rsim_dev *rsim)
  * Context: any.
  * Return: true if the caller must fail as if its allocation had failed.
  */
-bool rsim_should_fail(struct rsim_dev *rsim, enum rsim_fault_site site)
+noinline bool rsim_should_fail(struct rsim_dev *rsim,
+			       enum rsim_fault_site site)
 {
-	return rsim_fault_check(&rsim->fault[site]);
+	return rsim_fault_check(&rsim->fault[site], _RET_IP_);
 }

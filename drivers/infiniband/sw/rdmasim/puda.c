@@ -152,12 +152,15 @@ static const char * const rsim_puda_fault_names[RSIM_PUDA_FAULT_NR] = {
 static struct rsim_fault_attr rsim_puda_fault_attr[RSIM_PUDA_FAULT_NR];
 static struct rsim_fault_point rsim_puda_lib_fault[RSIM_PUDA_FAULT_NR];
 
-/* The pool's point first, then the library's: one fault_attr per check. */
-static bool rsim_puda_should_fail(struct rsim_puda_pool *pool,
-				  enum rsim_puda_fault_site site)
+/*
+ * The pool's point first, then the library's: one fault_attr per check.
+ * Not inlined: its caller is the check's call site in the points' traces.
+ */
+static noinline bool rsim_puda_should_fail(struct rsim_puda_pool *pool,
+					   enum rsim_puda_fault_site site)
 {
-	return (pool && rsim_fault_check(&pool->fault[site])) ||
-	       rsim_fault_check(&rsim_puda_lib_fault[site]);
+	return (pool && rsim_fault_check(&pool->fault[site], _RET_IP_)) ||
+	       rsim_fault_check(&rsim_puda_lib_fault[site], _RET_IP_);
 }
 
 /* Valid buffer length: a precise errno for each way it can be wrong. */
@@ -506,6 +509,10 @@ EXPORT_SYMBOL_GPL(rsim_puda_get);
 
 static void rsim_puda_pool_free(struct rsim_puda_pool *pool)
 {
+	int i;
+
+	for (i = 0; i < RSIM_PUDA_FAULT_NR; i++)
+		rsim_fault_point_fini(&pool->fault[i]);
 	put_device(pool->dev);
 	free_percpu(pool->pcp);
 	kfree(pool);
@@ -918,9 +925,14 @@ void rsim_puda_init(struct dentry *root)
 }
 
 /**
- * rsim_puda_exit() - forget the debugfs directory (rdmasim removes it)
+ * rsim_puda_exit() - forget the debugfs directory (rdmasim has removed
+ *	it) and free the library's points' traces
  */
 void rsim_puda_exit(void)
 {
+	int i;
+
 	rsim_puda_debugfs = NULL;
+	for (i = 0; i < RSIM_PUDA_FAULT_NR; i++)
+		rsim_fault_point_fini(&rsim_puda_lib_fault[i]);
 }

@@ -169,17 +169,41 @@ enum rsim_puda_fault_site {
 };
 
 /**
+ * struct rsim_fault_trace - where a point's checks came from, in order
+ *	(fault.c: the debugfs file trace)
+ * @rcu: the trace is freed after the checks that may still write it
+ * @n: checks since the trace began; may pass @cap
+ * @cap: entries of @ip
+ * @ip: the call site of each of the first @cap checks
+ */
+struct rsim_fault_trace {
+	struct rcu_head rcu;
+	atomic_t n;
+	u32 cap;
+	unsigned long ip[];
+};
+
+/* the longest trace a point keeps: 16384 checks, 128 KiB */
+#define RSIM_FAULT_TRACE_MAX	16384
+
+/**
  * struct rsim_fault_point - one injection point (fault.c), the device's
  *	and the PUDA library's alike
  * @nth: one-shot countdown; the check that takes it from 1 to 0 fails
  * @injected: failures injected at this point so far
  * @attr: optional probabilistic layer, or NULL (always NULL without
  *	CONFIG_FAULT_INJECTION)
+ * @injected_at: call site of the last injected failure, or 0
+ *	(READ_ONCE/WRITE_ONCE)
+ * @trace: the call sites of the checks since a trace began, or NULL
+ *	(RCU; replaced under fault.c's rsim_fault_trace_lock)
  */
 struct rsim_fault_point {
 	atomic_t nth;
 	atomic_t injected;
 	struct fault_attr *attr;
+	unsigned long injected_at;
+	struct rsim_fault_trace __rcu *trace;
 };
 
 /**
@@ -1029,12 +1053,14 @@ void rsim_dp_stop(struct rsim_qp *qp);
 /* fault.c (and testing.h) */
 void rsim_fault_point_init(struct rsim_fault_point *fp,
 			   struct rsim_fault_attr *store);
-bool rsim_fault_check(struct rsim_fault_point *fp);
+bool rsim_fault_check(struct rsim_fault_point *fp, unsigned long ip);
+void rsim_fault_point_fini(struct rsim_fault_point *fp);
 void rsim_fault_debugfs_create(struct dentry *parent,
 			       struct rsim_fault_point *fp,
 			       const char * const *names, int n);
 bool rsim_should_fail(struct rsim_dev *rsim, enum rsim_fault_site site);
 void rsim_fault_init(struct rsim_dev *rsim);
+void rsim_fault_fini(struct rsim_dev *rsim);
 void rsim_fault_debugfs_init(struct rsim_dev *rsim);
 
 /* puda.c (and testing.h) */
