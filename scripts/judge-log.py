@@ -146,9 +146,10 @@ def report_spans(texts):
     return spans
 
 
-def known_lines(name, texts, findings, problems):
+def known_lines(name, texts, findings, problems, accepted=None):
     """the lines of the reports that are known findings; each finding must
-    have shown (else it no longer reproduces: the docs must say so)"""
+    have shown (else it no longer reproduces: the docs must say so);
+    accepted counts the reports per finding"""
     known = set()
     seen = set()
     for first, last in report_spans(texts):
@@ -157,6 +158,8 @@ def known_lines(name, texts, findings, problems):
             if all(any(p.search(t) for t in block) for p in pats):
                 known.update(range(first, last + 1))
                 seen.add(fname)
+                if accepted is not None:
+                    accepted[fname] = accepted.get(fname, 0) + 1
                 break
     for fname, _ in findings:
         if fname not in seen:
@@ -165,13 +168,14 @@ def known_lines(name, texts, findings, problems):
     return known
 
 
-def clean_log(name, lines, nodebug=False, findings=()):
+def clean_log(name, lines, nodebug=False, findings=(), accepted=None):
     """the reports that fail a run, and the protocol lines every log needs
     (a kernel without kmemleak, --nodebug, has no list to read); the
     reports of known findings (--findings) do not, but each must show"""
     problems = []
     texts = [ktap.strip_ts(line) for line in lines]
-    known = known_lines(name, texts, findings, problems) if findings else set()
+    known = (known_lines(name, texts, findings, problems, accepted)
+             if findings else set())
     for i, text in enumerate(texts):
         if i in known:
             continue
@@ -356,9 +360,13 @@ def main():
             logs.append((os.path.basename(path), f.read().splitlines()))
     problems = []
     findings = read_findings(args.findings) if args.findings else ()
+    accepted = {}
     for name, lines in logs:
-        problems += clean_log(name, lines, args.nodebug, findings)
+        problems += clean_log(name, lines, args.nodebug, findings, accepted)
     reports = len(problems)
+    if findings:
+        tally.append('known findings shown: ' +
+                     ', '.join(f'{f} x{accepted.get(f, 0)}' for f, _ in findings))
     if args.kunit:
         problems += judge_kunit(logs, args.kunit, args.glob, args.doc, args.json,
                                 tally)
@@ -403,7 +411,8 @@ def main():
         for p in problems:
             print('  ' + p)
         return 1
-    print('run clean: every suite passed, no reports in the log')
+    print('run clean: every suite passed, no reports in the log' +
+          (' but the known findings\'' if accepted else ''))
     return 0
 
 
