@@ -72,11 +72,17 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_fault_point_init);
 /**
  * rsim_fault_point_fini() - free what a point holds (its trace)
  * @fp: the point; no check of it may run any more, and its debugfs files
- *	are gone
+ *	are gone: nothing else can reach its trace
+ *
+ * Context: any (a PUDA pool goes with the put of its last buffer).
  */
 void rsim_fault_point_fini(struct rsim_fault_point *fp)
 {
-	rsim_fault_trace_start(fp, 0);
+	struct rsim_fault_trace *t = rcu_dereference_protected(fp->trace, 1);
+
+	RCU_INIT_POINTER(fp->trace, NULL);
+	if (t)
+		kvfree_rcu(t, rcu);
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_fault_point_fini);
 
