@@ -18,7 +18,10 @@
  *     carrying an RDMA WRITE of 64 KiB into it (RDS_CMSG_RDMA_ARGS) and
  *     asks to be told when it completed (RDS_RDMA_NOTIFY_ME); B checks its
  *     buffer when the message arrives (RDS delivers it after the RDMA);
- *  3. RDMA READ: the same, A reading B's buffer into its own;
+ *  3. RDMA READ: the same, A reading B's buffer into its own; B registers
+ *     the same buffer again, as an application that reuses its buffers
+ *     does (with a buffer of its own the DMA-API report of finding 2 in
+ *     Documentation/ulps.rst does not show);
  *  4. both MRs freed (RDS_FREE_MR).
  *
  * Prints one "ok <step>" line per step; the first failure prints
