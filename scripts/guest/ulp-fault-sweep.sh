@@ -201,7 +201,7 @@ sweep_missed() {
 # <dev>, from a traced clean run; each site must be hit, and n one past
 # the last check must not
 fault_sweep_nvme() {
-	local haddr="$1" p n k=0 rc runs=0 bad=0 sites covered total
+	local haddr="$1" p n k=0 rc runs=0 bad=0 sites covered total plan
 	shift
 	sweep_counts /run/sw-base "$@" || return 1
 	sweep_points "$@" >/run/sw-points
@@ -217,26 +217,21 @@ fault_sweep_nvme() {
 	sweep_traced "$haddr" "$@" || { echo "the second traced run failed"; return 1; }
 	while read -r p; do
 		k=$((k + 1))
-		awk 'NR > 1 { print $2 }' /run/sw-tr.$k | sort -u >/run/sw-warm
+		awk 'NR > 1 { print $2 }' /run/sw-tr.$k | sort -u >/run/sw-tr.sites.$k
 		awk 'NR > 1 { print $2 }' /run/sw-cold.$k | sort -u |
-			comm -23 - /run/sw-warm | while read -r site; do
+			comm -23 - /run/sw-tr.sites.$k | while read -r site; do
 				say "RSIM-SWEEP-COLD ${p#"$DBG"/} $site: the first run only, not swept"
 			done
 		: >/run/sw-hit
-		for n in $(sweep_plan $k); do
-			rc=0
-			sweep_run "$p" "$n" "$haddr" "$@" || rc=$?
-			runs=$((runs + 1))
-			[ $rc = 2 ] && bad=$((bad + 1))
-		done
-		awk 'NR > 1 { print $2 }' /run/sw-tr.$k | sort -u >/run/sw-tr.sites.$k
-		# the target's and the host's work interleave: a site whose
-		# first n hit another may be reached at its later checks
-		for n in $(sweep_missed $k); do
-			rc=0
-			sweep_run "$p" "$n" "$haddr" "$@" || rc=$?
-			runs=$((runs + 1))
-			[ $rc = 2 ] && bad=$((bad + 1))
+		# then, as the target's and the host's work interleave, for a
+		# site whose first n hit another, n at and near its later checks
+		for plan in sweep_plan sweep_missed; do
+			for n in $($plan $k); do
+				rc=0
+				sweep_run "$p" "$n" "$haddr" "$@" || rc=$?
+				runs=$((runs + 1))
+				[ $rc = 2 ] && bad=$((bad + 1))
+			done
 		done
 		awk 'NR > 1 { c[$2]++; if (!f[$2]) f[$2] = $1 }
 			END { for (x in c) print x, f[x], c[x] }' /run/sw-tr.$k |
