@@ -19,9 +19,11 @@
 #				   <unpacked tree> overrides the fetch)
 #   rsim_rdma_core_deps		the build dependencies (setup-host.sh)
 #   rsim_rdma_core_build	-> RSIM_RDMA_CORE_BUILD (cached by a stamp)
+#   rsim_perftest		-> RSIM_RDMA_CORE_PERFTEST (perftest's programs
+#				   built against it, cached by a stamp)
 #   rsim_rdma_core_env		-> the RSIM_RDMA_CORE_* paths, exported, and
 #				   written to <build>/rsim-env.sh
-#   rsim_rdma_core		all four
+#   rsim_rdma_core		all five
 #   rsim_rdma_core_smoke log	the UML boot (needs rsim_uml_ready's env)
 #
 # The build is IN_PLACE: its libibverbs reads the .driver files of
@@ -56,12 +58,54 @@ rsim_rdma_core_deps() {
 	"$RSIM_TOP/scripts/setup-host.sh"
 }
 
+# rsim_sid_source package version dir src: sid's source package
+# <package>=<version> downloaded into <dir>/dl and unpacked as <src>:
+# Debian's patches applied when the mirror serves the .dsc; else the orig
+# tarball alone, checked against the index's SHA256 (apt checks each file
+# it downloads against the signed index; a mirror may lack the Debian
+# parts, so a failed download is judged by what arrived).
+rsim_sid_source() {
+	local pkg=$1 ver=$2 dir=$3 src=$4 dl=$3/dl tmp orig sum top
+	stage "fetching $pkg $ver (sid source package)"
+	$SUDO mkdir -p "$dl"
+	$SUDO chown "$(id -u)" "$dir" "$dl"
+	# shellcheck disable=SC2046
+	(cd "$dl" && apt-get -q $(rsim_apt_opts rdma-core) source --download-only \
+		"$pkg=$ver" >"$dir/fetch.log" 2>&1) || true
+	rm -rf "$src"
+	if [ -f "$dl/${pkg}_$ver.dsc" ] && ls "$dl/${pkg}_$ver".debian.tar.* >/dev/null 2>&1; then
+		dpkg-source -x "$dl/${pkg}_$ver.dsc" "$src" \
+			>>"$dir/fetch.log" 2>&1 || die "dpkg-source -x failed (log: $dir/fetch.log)"
+		stage "$pkg $ver unpacked with Debian's patches"
+		return
+	fi
+	orig=$(find "$dl" -maxdepth 1 -name "${pkg}_${ver%-*}.orig.tar.*" | head -1)
+	[ -n "$orig" ] || {
+		tail -5 "$dir/fetch.log" >&2
+		die "fetching $pkg $ver failed (log: $dir/fetch.log)"
+	}
+	# shellcheck disable=SC2046
+	sum=$(apt-cache $(rsim_apt_opts rdma-core) showsrc "$pkg" |
+	      awk -v v="$ver" -v f="$(basename "$orig")" '
+		/^Version:/ { ok = $2 == v } /^Checksums-Sha256:/ { s = 1; next }
+		/^[^ ]/ { s = 0 } ok && s && $3 == f { print $1; exit }')
+	if [ -z "$sum" ] || ! echo "$sum  $orig" | sha256sum -c --quiet >/dev/null; then
+		die "$(basename "$orig"): SHA256 does not match sid's index"
+	fi
+	tmp=$(mktemp -d "$dir/x.XXXXXX")
+	tar -C "$tmp" -xf "$orig"
+	# shellcheck disable=SC2012 # the one directory the tarball holds
+	top=$(ls -d "$tmp"/*/ | head -1)
+	mv "$top" "$src"
+	rm -rf "$tmp"
+	stage "$pkg $ver: the mirror has no .dsc/.debian.tar; unpacked" \
+		"the upstream tarball $(basename "$orig") alone"
+}
+
 # rsim_rdma_core_fetch: unpack the source package once per version into
-# $RSIM_CACHE/rdma-core/<version>/src (Debian's patches applied when the
-# mirror serves the .dsc; else the orig tarball alone, checked against the
-# index's SHA256).
+# $RSIM_CACHE/rdma-core/<version>/src (rsim_sid_source).
 rsim_rdma_core_fetch() {
-	local ver dir dl tmp orig sum top
+	local ver dir
 	# a tree of the caller's; not this script's own, which an earlier
 	# call (or its rsim-env.sh) exported under the same name
 	case ${RSIM_RDMA_CORE_SRC:-} in
@@ -98,43 +142,7 @@ rsim_rdma_core_fetch() {
 		stage "rdma-core source: $ver (cached)"
 		return
 	fi
-	stage "fetching rdma-core $ver (sid source package)"
-	$SUDO mkdir -p "$dir/dl"
-	$SUDO chown "$(id -u)" "$dir" "$dir/dl"
-	dl=$dir/dl
-	# apt checks each file against the signed index; a mirror may lack
-	# the Debian parts (a failure here is judged by what arrived)
-	# shellcheck disable=SC2046
-	(cd "$dl" && apt-get -q $(rsim_apt_opts rdma-core) source --download-only \
-		"rdma-core=$ver" >"$dir/fetch.log" 2>&1) || true
-	rm -rf "$RSIM_RDMA_CORE_SRC"
-	if [ -f "$dl/rdma-core_$ver.dsc" ] && ls "$dl"/rdma-core_"$ver".debian.tar.* >/dev/null 2>&1; then
-		dpkg-source -x "$dl/rdma-core_$ver.dsc" "$RSIM_RDMA_CORE_SRC" \
-			>>"$dir/fetch.log" 2>&1 || die "dpkg-source -x failed (log: $dir/fetch.log)"
-		stage "rdma-core $ver unpacked with Debian's patches"
-	else
-		orig=$(find "$dl" -maxdepth 1 -name "rdma-core_${ver%-*}.orig.tar.*" | head -1)
-		[ -n "$orig" ] || {
-			tail -5 "$dir/fetch.log" >&2
-			die "fetching rdma-core $ver failed (log: $dir/fetch.log)"
-		}
-		# shellcheck disable=SC2046
-		sum=$(apt-cache $(rsim_apt_opts rdma-core) showsrc rdma-core |
-		      awk -v v="$ver" -v f="$(basename "$orig")" '
-			/^Version:/ { ok = $2 == v } /^Checksums-Sha256:/ { s = 1; next }
-			/^[^ ]/ { s = 0 } ok && s && $3 == f { print $1; exit }')
-		if [ -z "$sum" ] || ! echo "$sum  $orig" | sha256sum -c --quiet >/dev/null; then
-			die "$(basename "$orig"): SHA256 does not match sid's index"
-		fi
-		tmp=$(mktemp -d "$dir/x.XXXXXX")
-		tar -C "$tmp" -xf "$orig"
-		# shellcheck disable=SC2012 # the one directory the tarball holds
-		top=$(ls -d "$tmp"/*/ | head -1)
-		mv "$top" "$RSIM_RDMA_CORE_SRC"
-		rm -rf "$tmp"
-		stage "rdma-core $ver: the mirror has no .dsc/.debian.tar; unpacked" \
-			"the upstream tarball $(basename "$orig") alone"
-	fi
+	rsim_sid_source rdma-core "$ver" "$dir" "$RSIM_RDMA_CORE_SRC"
 	[ -f "$RSIM_RDMA_CORE_SRC/libibverbs/verbs.h" ] ||
 		die "$RSIM_RDMA_CORE_SRC is not an rdma-core tree"
 	touch "$dir/.src-complete"
@@ -177,6 +185,52 @@ rsim_rdma_core_build() {
 	stage "rdma-core $RSIM_RDMA_CORE_VER built in $(( $(date +%s) - t0 )) s"
 }
 
+# perftest's programs built (the make check boots run ib_write_bw -R;
+# the rest are cheap): sid's perftest, whose rdma_cm mode takes an IPv6
+# address (--ipv6-addr; Debian 12's 4.5 resolves IPv4 only)
+RSIM_PERFTEST_PROGS="ib_write_bw ib_read_bw ib_send_bw"
+
+# rsim_perftest: sid's newest perftest, unpacked once into
+# <rdma-core dir>/perftest-<version>/src and built out of tree in its
+# build/ against this rdma-core build (its headers, and a RUNPATH to its
+# libraries); skipped when the stamp holds the same key (the version, the
+# rdma-core build's key, the programs). About 20 s; needs libpci's headers.
+rsim_perftest() {
+	local ver dir b key log
+	rsim_apt_update rdma-core "deb-src sid main"
+	# shellcheck disable=SC2046
+	ver=$(apt-cache $(rsim_apt_opts rdma-core) showsrc perftest |
+	      awk '/^Version:/ { print $2 }' | sort -V | tail -1)
+	[ -n "$ver" ] || die "perftest is not in sid's source index"
+	dir=$RSIM_RDMA_CORE_DIR/perftest-$ver
+	b=$dir/build
+	RSIM_RDMA_CORE_PERFTEST=$b
+	key=$(printf '%s\n' "$ver" "$(cat "$RSIM_RDMA_CORE_BUILD/.rsim-stamp")" \
+		"$RSIM_PERFTEST_PROGS" | sha256sum | cut -c1-16)
+	if [ -f "$b/.rsim-stamp" ] && [ "$(cat "$b/.rsim-stamp")" = "$key" ]; then
+		stage "perftest build: cached ($b)"
+		return
+	fi
+	mkdir -p "$dir"
+	if [ ! -f "$dir/.src-complete" ]; then
+		rsim_sid_source perftest "$ver" "$dir" "$dir/src"
+		[ -x "$dir/src/configure" ] || die "$dir/src is not a perftest tree"
+		touch "$dir/.src-complete"
+	fi
+	rm -rf "$b"
+	mkdir -p "$b"
+	log=$dir/build.log
+	stage "building perftest $ver ($RSIM_PERFTEST_PROGS)"
+	# shellcheck disable=SC2086 # one word per program
+	(cd "$b" && "$dir/src/configure" -q CPPFLAGS="-I$RSIM_RDMA_CORE_BUILD/include" \
+		LDFLAGS="-L$RSIM_RDMA_CORE_BUILD/lib -Wl,-rpath,$RSIM_RDMA_CORE_BUILD/lib" &&
+		make -s -j"$(nproc)" $RSIM_PERFTEST_PROGS) >"$log" 2>&1 || {
+		tail -20 "$log" >&2
+		die "building perftest failed (log: $log)"
+	}
+	echo "$key" >"$b/.rsim-stamp"
+}
+
 # rsim_rdma_core_env: where the build's parts are, exported and written
 # to <build>/rsim-env.sh (for "." in other scripts and in the UML boot).
 rsim_rdma_core_env() {
@@ -187,22 +241,24 @@ rsim_rdma_core_env() {
 	RSIM_RDMA_CORE_ETC=$b/etc/libibverbs.d		# the .driver files read
 	RSIM_RDMA_CORE_INCLUDE=$b/include		# infiniband/verbs.h, driver.h
 	RSIM_RDMA_CORE_PYTHONPATH=$b/python		# pyverbs
+	# RSIM_RDMA_CORE_PERFTEST: perftest's programs (rsim_perftest)
 	RSIM_RDMA_CORE_PABI=$pabi			# lib<name>-rdmav<PABI>.so
 	RSIM_RDMA_CORE_PYVERBS=0
 	ls "$b"/python/pyverbs/device.*so >/dev/null 2>&1 && RSIM_RDMA_CORE_PYVERBS=1
 	export RSIM_RDMA_CORE_VER RSIM_RDMA_CORE_SRC RSIM_RDMA_CORE_BUILD \
 		RSIM_RDMA_CORE_LIB RSIM_RDMA_CORE_BIN RSIM_RDMA_CORE_ETC \
 		RSIM_RDMA_CORE_INCLUDE RSIM_RDMA_CORE_PYTHONPATH \
-		RSIM_RDMA_CORE_PABI RSIM_RDMA_CORE_PYVERBS
+		RSIM_RDMA_CORE_PABI RSIM_RDMA_CORE_PYVERBS RSIM_RDMA_CORE_PERFTEST
 	{
 		echo "# rdma-core $RSIM_RDMA_CORE_VER, built by scripts/build-rdma-core.sh"
-		for v in VER SRC BUILD LIB BIN ETC INCLUDE PYTHONPATH PABI PYVERBS; do
+		for v in VER SRC BUILD LIB BIN ETC INCLUDE PYTHONPATH PABI PYVERBS \
+			 PERFTEST; do
 			eval "echo \"RSIM_RDMA_CORE_$v='\$RSIM_RDMA_CORE_$v'\""
 		done
 		echo "export RSIM_RDMA_CORE_VER RSIM_RDMA_CORE_SRC RSIM_RDMA_CORE_BUILD" \
 		     "RSIM_RDMA_CORE_LIB RSIM_RDMA_CORE_BIN RSIM_RDMA_CORE_ETC" \
 		     "RSIM_RDMA_CORE_INCLUDE RSIM_RDMA_CORE_PYTHONPATH" \
-		     "RSIM_RDMA_CORE_PABI RSIM_RDMA_CORE_PYVERBS"
+		     "RSIM_RDMA_CORE_PABI RSIM_RDMA_CORE_PYVERBS RSIM_RDMA_CORE_PERFTEST"
 	} >"$b/rsim-env.sh"
 }
 
@@ -211,6 +267,7 @@ rsim_rdma_core() {
 	rsim_lock rdma-core
 	rsim_rdma_core_fetch
 	rsim_rdma_core_build
+	rsim_perftest
 	rsim_rdma_core_env
 	rsim_unlock
 }

@@ -12,9 +12,10 @@ PKGS="build-essential bc bison flex kmod sparse python3 perl xz-utils patch
       git iproute2 rdma-core ibverbs-utils infiniband-diags libibumad-dev
       debian-archive-keyring ca-certificates"
 # rdma-core 65's build (scripts/build-rdma-core.sh; pyverbs: python3-dev,
-# cython3; the dma-buf parts of pyverbs and the tests: libdrm-dev)
+# cython3; the dma-buf parts of pyverbs and the tests: libdrm-dev), and
+# sid's perftest built against it (libpci-dev)
 PKGS="$PKGS cmake ninja-build pkg-config dpkg-dev libnl-3-dev
-      libnl-route-3-dev libudev-dev libdrm-dev python3-dev cython3"
+      libnl-route-3-dev libudev-dev libdrm-dev python3-dev cython3 libpci-dev"
 
 # the stock-kernel boots and the DKMS test (scripts/lib-stock.sh, dkms.sh),
 # installed without recommends: no graphical front end for QEMU

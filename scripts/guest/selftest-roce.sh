@@ -17,7 +17,8 @@
 #     state (the peer's end down and up), the netdev's MTU as its MTU;
 #   - rdma_cm from userspace on one device and between the two (across
 #     the namespaces): rping -V (data verified), ucmatose, udaddy, with
-#     every object gone afterwards;
+#     every object gone afterwards; perftest's ib_write_bw -R (sid's,
+#     over IPv6) on one device and across, its WRITEs counted;
 #   - NVMe over RDMA on one device (guest/ulp-nvme.sh), where the kernel
 #     has the ULPs, ending with "rdma link del" under the listening
 #     target; the device added again;
@@ -111,6 +112,34 @@ wqes_of() {
 	kv "$DBG/$1/datapath" wqes
 }
 
+# perftest_cpu_mhz: a "cpu MHz" line bound over /proc/cpuinfo, which
+# UML's lacks: perftest turns cycles into bandwidth with the frequency it
+# samples (rdtsc against gettimeofday) and refuses to report when
+# /proc/cpuinfo has none ("Can't produce a report"); any value 2% off
+# the sample is replaced by it
+perftest_cpu_mhz() {
+	{ cat /proc/cpuinfo; echo "cpu MHz		: 1.000"; } >/run/cpuinfo
+	mount --bind /run/cpuinfo /proc/cpuinfo
+}
+
+# write_bw name dev server-args client-args [server-prefix]: sid's
+# ib_write_bw -R (rdma_cm, --ipv6-addr) as cm_pair <name>, 200 RDMA
+# WRITEs of 64 KiB, the server's command line after <server-prefix>;
+# <dev>'s op_rdma_write must grow by 200. -F: a failed frequency sample
+# (a loaded host) prints no figure rather than failing the run.
+write_bw() {
+	local name="$1" dev="$2" w pt="$RSIM_RDMA_CORE_PERFTEST/ib_write_bw -R --ipv6-addr"
+	pt="$pt -F -p $CM_PORT -s 65536 -n 200"
+	kv "$DBG/$dev/datapath" op_rdma_write && w=$val
+	cm_pair "$name" $CM_PORT "${5:-} $pt $3" "$pt $4" || return 1
+	has_line "/run/$name-cli" " 65536 *200 *" || return 1
+	kv "$DBG/$dev/datapath" op_rdma_write
+	[ "$val" -ge $((w + 200)) ] || {
+		echo "$dev: op_rdma_write $w -> $val (200 expected)"
+		return 1
+	}
+}
+
 # no_roce_devices: no RoCE-mode rdmasim device and no platform device of
 # one ("rdmasim.<n>.auto") is left
 no_roce_devices() {
@@ -200,6 +229,17 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	check "roce_peer_device_sent" peer_worked
 	check "roce_udaddy_across_netns" cm_pair udaddy-x $UD_PORT \
 		"$PEER $CMB/udaddy -b $A1" "$CMB/udaddy -s $A1C"
+	# perftest's ib_write_bw over rdma_cm (-R), on one device and
+	# across the pair: each run's RDMA WRITEs must show in the writer's
+	# counter
+	if [ -x "${RSIM_RDMA_CORE_PERFTEST:-}/ib_write_bw" ]; then
+		perftest_cpu_mhz
+		check "roce_ib_write_bw_one_device" write_bw wbw $D0 \
+			"-d $D0" "-d $D0 $A0"
+		check "roce_ib_write_bw_across_netns" write_bw wbw-x $D0 \
+			"-d $D1" "-d $D0 $A1C" "$PEER"
+		umount /proc/cpuinfo
+	fi
 	check "roce_objects_as_before" objects_as_before $D0
 	check "roce_objects_as_before_peer" objects_as_before $D1
 
