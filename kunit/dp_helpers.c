@@ -156,6 +156,25 @@ int dp_connect(struct dp_fixture *f, struct ib_qp *qp, u32 dest, int access,
 int dp_connect_pkey(struct dp_fixture *f, struct ib_qp *qp, u32 dest,
 		    int access, u8 rnr_retry, u16 pkey_index)
 {
+	return dp_connect_lid(qp, f->rsim->port.lid, dest, access, rnr_retry,
+			      pkey_index);
+}
+
+/**
+ * dp_connect_lid() - dp_connect_pkey() to QP @dest at the port with LID
+ * @dlid, this device's or another's (the subnet)
+ * @qp: the QP
+ * @dlid: the destination port's LID
+ * @dest: the QP number it sends to
+ * @access: its remote access flags
+ * @rnr_retry: its RNR retry count
+ * @pkey_index: its P_Key index
+ *
+ * Return: 0, or the errno of the ib_modify_qp() that failed.
+ */
+int dp_connect_lid(struct ib_qp *qp, u16 dlid, u32 dest, int access,
+		   u8 rnr_retry, u16 pkey_index)
+{
 	bool rc = qp->qp_type == IB_QPT_RC;
 	struct ib_qp_attr qa = {
 		.qp_state = IB_QPS_INIT,
@@ -173,7 +192,7 @@ int dp_connect_pkey(struct dp_fixture *f, struct ib_qp *qp, u32 dest,
 	qa.qp_state = IB_QPS_RTR;
 	qa.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_port_num(&qa.ah_attr, 1);
-	rdma_ah_set_dlid(&qa.ah_attr, f->rsim->port.lid);
+	rdma_ah_set_dlid(&qa.ah_attr, dlid);
 	qa.path_mtu = IB_MTU_4096;
 	qa.dest_qp_num = dest;
 	qa.max_dest_rd_atomic = 4;

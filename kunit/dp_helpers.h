@@ -62,6 +62,8 @@ int dp_connect(struct dp_fixture *f, struct ib_qp *qp, u32 dest, int access,
 	       u8 rnr_retry);
 int dp_connect_pkey(struct dp_fixture *f, struct ib_qp *qp, u32 dest,
 		    int access, u8 rnr_retry, u16 pkey_index);
+int dp_connect_lid(struct ib_qp *qp, u16 dlid, u32 dest, int access,
+		   u8 rnr_retry, u16 pkey_index);
 struct dp_fixture *dp_fixture_type(struct kunit *test, enum ib_qp_type type,
 				   int b_access, u8 rnr_retry);
 void dp_poll_one(struct kunit *test, struct dp_fixture *f, struct ib_qp *qp,

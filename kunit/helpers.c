@@ -410,3 +410,21 @@ void rsim_kunit_expect_counts(struct kunit *test, struct rsim_dev *rsim,
 				    before->res[i], "%s count",
 				    rsim_res_name(i));
 }
+
+/**
+ * rsim_kunit_expect_master_sm_lid() - @sm_lid is the LID of the subnet's
+ * master SM (subnet.c), as @rsim's port reports it
+ * @test: the test
+ * @rsim: an InfiniBand-mode device
+ * @sm_lid: its SM LID, as query_port gave it
+ */
+void rsim_kunit_expect_master_sm_lid(struct kunit *test, struct rsim_dev *rsim,
+				     u16 sm_lid)
+{
+	struct rsim_dev *m = rsim_subnet_route(rsim, sm_lid);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(m->port.sm_master));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(rsim->port.sm_master), m == rsim);
+	rsim_subnet_put(rsim, m);
+}

@@ -63,6 +63,8 @@ struct ib_mr *rsim_kunit_user_mr(struct kunit *test, struct ib_pd *pd,
 				 unsigned long *uaddr);
 void rsim_kunit_mr_release(struct kunit *test, struct ib_mr *mr);
 void rsim_kunit_snapshot(struct rsim_dev *rsim, struct rsim_kunit_counts *c);
+void rsim_kunit_expect_master_sm_lid(struct kunit *test, struct rsim_dev *rsim,
+				     u16 sm_lid);
 void rsim_kunit_expect_counts(struct kunit *test, struct rsim_dev *rsim,
 			      const struct rsim_kunit_counts *before);
 

@@ -876,7 +876,7 @@ static void rsim_mad_test_mkey_lease(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, f->rsim->port.mkey_lease_running);
 }
 
-/* SMInfo: the port is the master SM of its own subnet */
+/* SMInfo: the device's SM, MASTER or STANDBY as the subnet elected it */
 static void rsim_mad_test_sm_info(struct kunit *test)
 {
 	struct mad_fixture *f = mad_fixture(test);
@@ -889,7 +889,8 @@ static void rsim_mad_test_sm_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(*(__be64 *)d),
 			be64_to_cpu(f->rsim->port.guid));
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(*(__be64 *)(d + 8)), 0);
-	KUNIT_EXPECT_EQ(test, d[20], 3);	/* priority 0, MASTER */
+	/* priority 0, MASTER (3) or STANDBY (2) */
+	KUNIT_EXPECT_EQ(test, d[20], f->rsim->port.sm_master ? 3 : 2);
 	act = be32_to_cpu(*(__be32 *)(d + 16));
 	mad_expect_reply(test, f, mad_run(f, 1), 0);
 	/* ActCount counts the SMA's SMPs */

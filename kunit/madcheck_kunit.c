@@ -286,10 +286,14 @@ static void mc_check_key(struct kunit *test, struct mc_fixture *f,
 				IB_DEFAULT_PKEY_FULL);
 		break;
 	case MC_KEY_SM_INFO:
-		/* GUID, then SMState MASTER (3), priority 0, at byte 20 */
+		/*
+		 * GUID, then SMState MASTER (3) or STANDBY (2) as the
+		 * subnet elected it, priority 0, at byte 20
+		 */
 		KUNIT_EXPECT_EQ(test, be64_to_cpu(*(const __be64 *)smp->data),
 				be64_to_cpu(rsim->port.guid));
-		KUNIT_EXPECT_EQ(test, smp->data[20], 3);
+		KUNIT_EXPECT_EQ(test, smp->data[20],
+				rsim->port.sm_master ? 3 : 2);
 		break;
 	case MC_KEY_CPI:
 		KUNIT_EXPECT_EQ(test, cpi->base_version, IB_MGMT_BASE_VERSION);

@@ -117,12 +117,14 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# without retrying: it starts only when the server listens (port 18515,
 	# 4853 in /proc/net/tcp). The timeouts only stop a hung pair; under
 	# load a tool takes many seconds to start in UML.
+	# PP_SRV names the server's device (rdmasim0 if unset: the subnet's
+	# stanza puts it on rdmasim1).
 	provider_pingpong() {
 		local tool="ibv_$1_pingpong" srv rc=0 f l
 		shift
 		ip link set lo up
 		timeout 600 env RDMAV_DRIVERS="$PROVIDER" "$RSIM_RDMA_CORE_BIN/$tool" \
-			-d rdmasim0 -g 0 -c -n 100 "$@" >/run/pp-srv 2>&1 &
+			-d "${PP_SRV:-rdmasim0}" -g 0 -c -n 100 "$@" >/run/pp-srv 2>&1 &
 		srv=$!
 		if ! wait_for "the $tool server to listen on port 18515" 300 \
 			listening 4853; then

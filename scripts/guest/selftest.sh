@@ -227,6 +227,11 @@ check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 # shellcheck source=selftest-provider.sh
 . "$RSIM_TOP/scripts/guest/selftest-provider.sh"
 
+# the InfiniBand subnet: rdmasim1 beside rdmasim0, MADs and the
+# pingpongs between them, the master SM handing over
+# shellcheck source=selftest-subnet.sh
+. "$RSIM_TOP/scripts/guest/selftest-subnet.sh"
+
 # RoCE mode: rdma link add/del on a veth pair across two network
 # namespaces, rdma_cm from userspace (rping -V, ucmatose, udaddy), teardown
 # while connected

@@ -328,8 +328,11 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_port_dispatch);
  * rsim_port_set_link() - pull the cable, or plug it back
  * @rsim: device
  * @up: false: the link goes down (PortState Down, PhysState Polling);
- *	true: the link trains and the port, its own subnet manager,
- *	activates itself with the LID it had
+ *	true: the link trains and the subnet's master SM activates the
+ *	port with the LID it had
+ *
+ * InfiniBand: the subnet's SM election is held again (subnet.c): a master
+ * whose link went down hands over to another port.
  *
  * Context: process or softirq.
  */
@@ -344,6 +347,8 @@ void rsim_port_set_link(struct rsim_dev *rsim, bool up)
 					     IB_PORT_PHYS_STATE_POLLING);
 	spin_unlock_bh(&rsim->port.lock);
 	rsim_port_dispatch(rsim, ev);
+	if (!rsim_is_roce(rsim))
+		rsim_subnet_sweep();
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_port_set_link);
 
@@ -430,6 +435,8 @@ static void rsim_dealloc_driver(struct ib_device *ibdev)
 	/* no packet is routed here any more (before the QPs' workers go) */
 	if (rsim_is_roce(rsim) && !list_empty(&rsim->roce_node))
 		rsim_roce_del(rsim);
+	if (!list_empty(&rsim->subnet_node))
+		rsim_subnet_leave(rsim);
 
 	for (t = 0; t < RSIM_RES_NR; t++) {
 		int n = rsim_res_count(rsim, t);
@@ -452,10 +459,50 @@ static void rsim_dealloc_driver(struct ib_device *ibdev)
 	rsim_dev_reap();
 }
 
+/*
+ * What InfiniBand drivers show beside the core's attributes, and what
+ * libibumad (ibstat's "CA type" and "Hardware version") and
+ * ibv_devinfo's board_id read: the ib_device's sysfs group, which the
+ * core keeps for drivers that had these before netlink (a new attribute
+ * would go there; these are the ones the IB tools look for).
+ */
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", KBUILD_MODNAME);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t hw_rev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%x\n", RSIM_HW_VER);
+}
+static DEVICE_ATTR_RO(hw_rev);
+
+static ssize_t board_id_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "RSIM_%04X\n", RSIM_VENDOR_PART_ID);
+}
+static DEVICE_ATTR_RO(board_id);
+
+static struct attribute *rsim_dev_attrs[] = {
+	&dev_attr_hca_type.attr,
+	&dev_attr_hw_rev.attr,
+	&dev_attr_board_id.attr,
+	NULL,
+};
+
+static const struct attribute_group rsim_dev_attr_group = {
+	.attrs = rsim_dev_attrs,
+};
+
 static const struct ib_device_ops rsim_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = RSIM_UVERBS_ABI_VERSION,
+	.device_group = &rsim_dev_attr_group,
 
 	.dealloc_driver = rsim_dealloc_driver,
 	.get_dev_fw_str = rsim_get_dev_fw_str,
@@ -606,6 +653,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 		snprintf(rsim->cfg.name, sizeof(rsim->cfg.name),
 			 RSIM_DEV_NAME_FMT, rsim->id);
 	INIT_LIST_HEAD(&rsim->roce_node);
+	INIT_LIST_HEAD(&rsim->subnet_node);
 	/* dealloc_driver lets go of it */
 	if (cfg->ndev)
 		netdev_hold(cfg->ndev, &rsim->ndev_tracker, GFP_KERNEL);
@@ -661,6 +709,13 @@ int rsim_dev_probe(struct platform_device *pdev,
 			goto err_dealloc;
 		/* the name "rdma link add" gave */
 		rsim_mark_name_by_user(&rsim->ibdev);
+	} else {
+		/* a LID no other port has; the master's SM LID */
+		err = rsim_subnet_join(rsim);
+		if (err) {
+			dev_err(&pdev->dev, "LID 0x%x is taken\n", lid);
+			goto err_dealloc;
+		}
 	}
 	err = ib_register_device(&rsim->ibdev, rsim->cfg.name, &pdev->dev);
 	if (err)

@@ -638,11 +638,32 @@ static void rsim_port_violation(struct rsim_dev *rsim, bool qkey)
 }
 
 /*
+ * The device a packet to @dlid (InfiniBand) or @dgid (RoCE) reaches, held
+ * unless it is @from (rsim_dp_route_put() it): InfiniBand, the subnet's
+ * port with that LID (rsim_subnet_route()); RoCE, the RoCE-mode device
+ * that holds the GID (rsim_roce_route()); this one or another. NULL if
+ * none.
+ */
+static struct rsim_dev *rsim_dp_route(struct rsim_dev *from, u16 dlid,
+				      const union ib_gid *dgid)
+{
+	if (rsim_is_roce(from))
+		return rsim_roce_route(dgid);
+	return rsim_subnet_route(from, dlid);
+}
+
+static void rsim_dp_route_put(struct rsim_dev *from, struct rsim_dev *to)
+{
+	if (rsim_is_roce(from))
+		ib_device_put(&to->ibdev);
+	else
+		rsim_subnet_put(from, to);
+}
+
+/*
  * The QP a packet to @dlid (InfiniBand) or @grh's destination GID (RoCE)
- * and @qpn reaches, held, with its device in @x->prsim. InfiniBand: the
- * LID must be the port's. RoCE: the GID routes the packet to the
- * RoCE-mode device that holds it (rsim_roce_route()), this one or
- * another. The ports' states must let the packet through
+ * and @qpn reaches, held, with its device in @x->prsim (rsim_dp_route():
+ * this device or another). The ports' states must let the packet through
  * (rsim_port_passes()), the QP must exist, not be going away, and be
  * ready to receive (RTR, RTS or SQD). Its state is read without its
  * lock, as a packet meets the state it meets: a modify_qp racing it may
@@ -657,23 +678,18 @@ static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
 					u32 qpn)
 {
 	enum ib_qp_type type = x->qp->ibqp.qp_type;
-	struct rsim_dev *to = x->rsim;
 	struct rsim_qp *dest;
+	struct rsim_dev *to;
 	enum ib_qp_state st;
 
 	if (!rsim_port_passes(x->rsim, type))
 		return NULL;
-	if (rsim_is_roce(x->rsim)) {
-		to = rsim_roce_route(&grh->dgid);
-		if (!to)
-			return NULL;
-		dest = rsim_port_passes(to, type) ? rsim_qp_get(to, qpn) : NULL;
-		ib_device_put(&to->ibdev);
-	} else {
-		if (dlid != READ_ONCE(x->rsim->port.lid))
-			return NULL;
-		dest = rsim_qp_get(to, qpn);
-	}
+	to = rsim_dp_route(x->rsim, dlid, &grh->dgid);
+	if (!to)
+		return NULL;
+	dest = to == x->rsim || rsim_port_passes(to, type) ?
+	       rsim_qp_get(to, qpn) : NULL;
+	rsim_dp_route_put(x->rsim, to);
 	if (!dest)
 		return NULL;
 	st = READ_ONCE(dest->state);
@@ -686,18 +702,20 @@ static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
 }
 
 /*
- * RoCE: the responder's path must name the requester's source GID (and
- * its own source GID the requester's destination), as rxe's address check
- * does; a packet from elsewhere is dropped. The GIDs are read as the
- * packet meets them.
+ * The responder's path must name the requester: InfiniBand, its
+ * destination LID is the requester's port's LID; RoCE, its destination GID
+ * the requester's source GID (and its own source GID the requester's
+ * destination), as rxe's address check does. A packet from elsewhere is
+ * dropped. The addresses are read as the packet meets them.
  */
-static bool rsim_dp_roce_addr_ok(struct rsim_exec *x, struct rsim_qp *peer)
+static bool rsim_dp_addr_ok(struct rsim_exec *x, struct rsim_qp *peer)
 {
 	union ib_gid sgid, psgid, pdgid;
 	u8 pindex;
 
 	if (!rsim_is_roce(x->rsim))
-		return true;
+		return rdma_ah_get_dlid(&peer->attr.ah_attr) ==
+		       READ_ONCE(x->rsim->port.lid);
 	if (rsim_roce_hdr(x->rsim, &x->grh, 0, NULL, &sgid) < 0)
 		return false;
 	pindex = READ_ONCE(peer->attr.ah_attr.grh.sgid_index);
@@ -722,7 +740,7 @@ static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 		return NULL;
 	if (peer->ibqp.qp_type != x->qp->ibqp.qp_type ||
 	    READ_ONCE(peer->attr.dest_qp_num) != x->qp->ibqp.qp_num ||
-	    !rsim_dp_roce_addr_ok(x, peer)) {
+	    !rsim_dp_addr_ok(x, peer)) {
 		rsim_qp_put(peer);
 		return NULL;
 	}
@@ -1653,8 +1671,11 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 	 * completion and then reads the port counters finds it counted.
 	 */
 	rsim_dp_count(x, status, &wr_did);
-	/* RoCE: what arrived counts at the receiving port, if it arrived */
-	if (rsim_is_roce(x->rsim)) {
+	/*
+	 * What arrived counts at the receiving port, if it arrived (RoCE
+	 * counts nothing received at the sender even on one device)
+	 */
+	if (rsim_is_roce(x->rsim) || (x->peer && x->prsim != x->rsim)) {
 		struct rsim_dp_stats rcv = {};
 
 		swap(rcv.port.rcv_data, wr_did.port.rcv_data);
@@ -1802,8 +1823,9 @@ void rsim_dp_work(struct work_struct *work)
 /**
  * rsim_dp_wake_qpn() - a requester waiting for an RNR retry may go on
  * @rsim: the responder's device
- * @dgid: RoCE: the responder's path's destination GID, which routes the
- *	wake-up to the requester's device (rsim_roce_route())
+ * @dlid: InfiniBand: the responder's path's destination LID, which
+ *	routes the wake-up to the requester's device (rsim_dp_route())
+ * @dgid: RoCE: the path's destination GID, which routes it instead
  * @qpn: the requester's QP number
  * @from: the QP number of the responder that calls
  * @inl: the caller is the device's own context (the responder's
@@ -1819,23 +1841,19 @@ void rsim_dp_work(struct work_struct *work)
  *
  * Context: process or softirq, interrupts on (the QP table's lock).
  */
-void rsim_dp_wake_qpn(struct rsim_dev *rsim, const union ib_gid *dgid,
-		      u32 qpn, u32 from, bool inl)
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, u16 dlid,
+		      const union ib_gid *dgid, u32 qpn, u32 from, bool inl)
 {
+	struct rsim_dev *to;
 	unsigned long flags;
 	struct rsim_qp *qp;
 	bool run = false;
 
-	if (rsim_is_roce(rsim)) {
-		struct rsim_dev *to = rsim_roce_route(dgid);
-
-		if (!to)
-			return;
-		qp = rsim_qp_get(to, qpn);
-		ib_device_put(&to->ibdev);
-	} else {
-		qp = rsim_qp_get(rsim, qpn);
-	}
+	to = rsim_dp_route(rsim, dlid, dgid);
+	if (!to)
+		return;
+	qp = rsim_qp_get(to, qpn);
+	rsim_dp_route_put(rsim, to);
 	if (!qp)
 		return;
 	inl = inl && rsim_dp_may_run_inline();
@@ -1857,12 +1875,14 @@ static void rsim_dp_wake_peer(struct rsim_qp *qp, bool inl)
 	unsigned long flags;
 	union ib_gid dgid;
 	u32 qpn;
+	u16 dlid;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	qpn = qp->attr.dest_qp_num;
 	dgid = qp->attr.ah_attr.grh.dgid;
+	dlid = rdma_ah_get_dlid(&qp->attr.ah_attr);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device), &dgid, qpn,
+	rsim_dp_wake_qpn(to_rsim_dev(qp->ibqp.device), dlid, &dgid, qpn,
 			 qp->ibqp.qp_num, inl);
 }
 

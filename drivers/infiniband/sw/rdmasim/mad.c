@@ -39,6 +39,7 @@
 #define RSIM_SMI_GUID		0
 #define RSIM_SMI_ACT_COUNT	16
 #define RSIM_SMI_PRIO_STATE	20
+#define RSIM_SM_STATE_STANDBY	2
 #define RSIM_SM_STATE_MASTER	3
 
 /* PortInfo past struct ib_port_info (IBA 14.2.5.6) */
@@ -121,19 +122,25 @@ static void rsim_sma_port_info(struct rsim_dev *rsim, struct ib_smp *smp,
 	smp->data[RSIM_PI_SPEED_EXT_EN] = p.speed_ext_enabled;
 }
 
-/* SMInfo (IBA 14.2.5.13): the port is the master of its own subnet */
+/*
+ * SMInfo (IBA 14.2.5.13): the device's SM, the subnet's master or standby
+ * (subnet.c's election)
+ */
 static void rsim_sma_sm_info(struct rsim_dev *rsim, struct ib_smp *smp)
 {
+	bool master;
 	u32 act;
 
 	spin_lock_bh(&rsim->port.lock);
 	act = rsim->port.sm_act;
+	master = rsim->port.sm_master;
 	spin_unlock_bh(&rsim->port.lock);
 	memcpy(&smp->data[RSIM_SMI_GUID], &rsim->port.guid,
 	       sizeof(rsim->port.guid));
 	/* SM_Key stays 0: nobody authenticates to this SM */
 	*(__be32 *)&smp->data[RSIM_SMI_ACT_COUNT] = cpu_to_be32(act);
-	smp->data[RSIM_SMI_PRIO_STATE] = RSIM_SM_STATE_MASTER;
+	smp->data[RSIM_SMI_PRIO_STATE] = master ? RSIM_SM_STATE_MASTER :
+						  RSIM_SM_STATE_STANDBY;
 }
 
 /*
@@ -238,6 +245,8 @@ static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	if (!rsim_sma_port_mod(be32_to_cpu(smp->attr_mod)))
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 
+	/* no two ports of the subnet with one LID (subnet.c) */
+	rsim_subnet_lock_bh();
 	spin_lock_bh(&port->lock);
 	new_state = port->state;
 	new_phys = port->phys_state;
@@ -254,7 +263,9 @@ static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	    !rsim_pi_enable(pi->linkspeedactive_enabled & 0xf, 0, 0xf,
 			    RSIM_PORT_SPEEDS, &speed) ||
 	    !rsim_pi_enable(smp->data[RSIM_PI_SPEED_EXT_EN] & 0x1f, 0x1e,
-			    0x1f, RSIM_PORT_SPEEDS_EXT, &speed_ext))
+			    0x1f, RSIM_PORT_SPEEDS_EXT, &speed_ext) ||
+	    (!rsim_is_roce(rsim) && lid != port->lid &&
+	     rsim_subnet_lid_used(rsim, lid)))
 		goto invalid;
 
 	/* PortPhysicalState: 0 no change, Polling enables, Disabled */
@@ -317,11 +328,19 @@ static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	port->mkey_prot = pi->mkeyprot_resv_lmc >> 6;
 	ev |= rsim_port_set_state_locked(port, new_state, new_phys);
 	spin_unlock_bh(&port->lock);
+	/*
+	 * a new LID or link state: the election again, the other ports' SM
+	 * LIDs after it (this one's is what the SMP wrote)
+	 */
+	if (!rsim_is_roce(rsim) && (ev & ~(RSIM_PORT_EV_SM | RSIM_PORT_EV_REREG)))
+		rsim_subnet_sweep_locked(rsim);
+	rsim_subnet_unlock_bh();
 	rsim_port_dispatch(rsim, ev);
 	return IB_MGMT_MAD_STATUS_SUCCESS;
 
 invalid:
 	spin_unlock_bh(&port->lock);
+	rsim_subnet_unlock_bh();
 	return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 }
 

@@ -348,6 +348,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
 	union ib_gid pgid;
+	u16 plid;
 	u32 peer;
 
 	/* no lookup finds it from here on */
@@ -357,6 +358,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->stopping = true;
 	peer = qp->attr.dest_qp_num;
 	pgid = qp->attr.ah_attr.grh.dgid;
+	plid = rdma_ah_get_dlid(&qp->attr.ah_attr);
 	spin_unlock_irq(&qp->lock);
 	/* no post to its SRQ queues its wake-up from here on */
 	if (ibqp->srq)
@@ -377,7 +379,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rsim_res_put(rsim, RSIM_RES_QP);
 	/* a requester waiting on this responder learns that it is gone */
 	if (ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake_qpn(rsim, &pgid, peer, ibqp->qp_num, false);
+		rsim_dp_wake_qpn(rsim, plid, &pgid, peer, ibqp->qp_num, false);
 	return 0;
 }
 
@@ -674,6 +676,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	bool drained = false;
 	bool run = false;
 	union ib_gid pgid;
+	u16 plid;
 	u32 peer;
 	int err;
 
@@ -688,6 +691,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	cur = qp->state;
 	peer = qp->attr.dest_qp_num;
 	pgid = qp->attr.ah_attr.grh.dgid;
+	plid = rdma_ah_get_dlid(&qp->attr.ah_attr);
 	/* IB_QP_CUR_STATE asserts the state the consumer believes in */
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
 		err = -EINVAL;
@@ -747,7 +751,7 @@ out_unlock:
 		rsim_dp_run(qp);
 	/* a requester waiting on this responder sees the change */
 	if (new != cur && ibqp->qp_type == IB_QPT_RC)
-		rsim_dp_wake_qpn(rsim, &pgid, peer, ibqp->qp_num, false);
+		rsim_dp_wake_qpn(rsim, plid, &pgid, peer, ibqp->qp_num, false);
 	return 0;
 }
 

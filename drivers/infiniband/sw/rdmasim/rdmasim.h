@@ -243,6 +243,8 @@ struct rsim_fault_attr {
  * @qkey_viol: Q_Key violation counter
  * @pkey_viol: P_Key violation counter
  * @sm_act: SMInfo ActCount: SMPs the SMA answered
+ * @sm_master: this device's subnet manager is the subnet's master
+ *	(subnet.c's election); else it is standby
  * @events: port events dispatched (debugfs)
  */
 struct rsim_port {
@@ -267,6 +269,7 @@ struct rsim_port {
 	u32 qkey_viol;
 	u32 pkey_viol;
 	u32 sm_act;
+	bool sm_master;
 	u32 events;
 };
 
@@ -404,6 +407,8 @@ struct rsim_dp_stats {
  * @ndev_tracker: tracks the hold on @cfg.ndev (RoCE)
  * @roce_node: on roce.c's list of RoCE devices, which the data path
  *	routes by destination GID (RCU)
+ * @subnet_node: on subnet.c's list of InfiniBand-mode devices, which the
+ *	data path routes by destination LID (RCU)
  * @dead: set by dealloc_driver: the ib_device is unregistered, whoever
  *	unregistered it (main.c reaps the platform device)
  * @dp_test_hook: KUnit only: called by the engine after a WR executed and
@@ -442,6 +447,7 @@ struct rsim_dev {
 	struct rsim_dp_stats dp;
 	netdevice_tracker ndev_tracker;
 	struct list_head roce_node;
+	struct list_head subnet_node;
 	bool dead;
 #if IS_ENABLED(CONFIG_KUNIT)
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
@@ -954,6 +960,17 @@ int rsim_roce_build_hdr(const struct ib_global_route *g,
 int rsim_roce_hdr(struct rsim_dev *rsim, const struct ib_global_route *g,
 		  u32 len, union rdma_network_hdr *hdr, union ib_gid *sgid);
 
+/* subnet.c */
+void rsim_subnet_lock_bh(void);
+void rsim_subnet_unlock_bh(void);
+bool rsim_subnet_lid_used(const struct rsim_dev *rsim, u16 lid);
+void rsim_subnet_sweep_locked(struct rsim_dev *keep);
+void rsim_subnet_sweep(void);
+int rsim_subnet_join(struct rsim_dev *rsim);
+void rsim_subnet_leave(struct rsim_dev *rsim);
+struct rsim_dev *rsim_subnet_route(struct rsim_dev *from, u16 dlid);
+void rsim_subnet_put(struct rsim_dev *from, struct rsim_dev *to);
+
 /* dev.c (and testing.h) */
 int rsim_dev_probe(struct platform_device *pdev,
 		   const struct rsim_dev_config *cfg);
@@ -1043,8 +1060,8 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
 bool rsim_dp_may_run_inline(void);
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl);
 void rsim_dp_run(struct rsim_qp *qp);
-void rsim_dp_wake_qpn(struct rsim_dev *rsim, const union ib_gid *dgid,
-		      u32 qpn, u32 from, bool inl);
+void rsim_dp_wake_qpn(struct rsim_dev *rsim, u16 dlid,
+		      const union ib_gid *dgid, u32 qpn, u32 from, bool inl);
 void rsim_dp_wake_requester(struct rsim_qp *qp);
 void rsim_dp_work(struct work_struct *work);
 void rsim_dp_wake_work(struct work_struct *work);

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdmasim: the InfiniBand subnet. Every InfiniBand-mode rdmasim device on
+ * the host is a port of one subnet: each has a LID of its own (no two
+ * alike), the data path routes a packet by its destination LID to the
+ * device whose port has it, and one device's built-in subnet manager is
+ * the master, as IBA 14.4.1's election makes it: of the ports whose link
+ * is up, the one with the lowest port GUID (all have priority 0). The
+ * others' SMs are standby. Every port's SM LID is the master's LID, and
+ * a port whose SM LID changes raises IB_EVENT_SM_CHANGE, so the core's SA
+ * client addresses the new master.
+ *
+ * The election is held again (a sweep) when a device joins or leaves,
+ * when a port's link goes down or comes up, and when an SMP changes a
+ * port's LID or state. RoCE-mode devices are not on the subnet (roce.c
+ * routes them by GID).
+ */
+
+#include <linux/rculist.h>
+#include <kunit/visibility.h>
+
+#include "rdmasim.h"
+
+static LIST_HEAD(rsim_subnet_devs);
+/*
+ * protects rsim_subnet_devs (writers), every subnet port's LID and SM LID
+ * (written under it and the port's lock, in that order) and the choice
+ * of the master; BH off
+ */
+static DEFINE_SPINLOCK(rsim_subnet_lock);
+
+/**
+ * rsim_subnet_lock_bh() - hold the subnet still
+ *
+ * Taken around a change of a port's LID (SubnSet(PortInfo)), so that no
+ * two ports take the same one, and around the sweep that follows. Nests
+ * outside the ports' locks.
+ *
+ * Context: process or softirq.
+ */
+void rsim_subnet_lock_bh(void)
+	__acquires(&rsim_subnet_lock)
+{
+	spin_lock_bh(&rsim_subnet_lock);
+}
+
+/**
+ * rsim_subnet_unlock_bh() - let go of the subnet
+ *
+ * Context: after rsim_subnet_lock_bh().
+ */
+void rsim_subnet_unlock_bh(void)
+	__releases(&rsim_subnet_lock)
+{
+	spin_unlock_bh(&rsim_subnet_lock);
+}
+
+/**
+ * rsim_subnet_lid_used() - does another port of the subnet have a LID?
+ * @rsim: the port asking (its own LID does not count)
+ * @lid: the LID
+ *
+ * Context: under rsim_subnet_lock_bh().
+ * Return: true if a device other than @rsim has @lid.
+ */
+bool rsim_subnet_lid_used(const struct rsim_dev *rsim, u16 lid)
+{
+	struct rsim_dev *d;
+
+	lockdep_assert_held(&rsim_subnet_lock);
+	list_for_each_entry(d, &rsim_subnet_devs, subnet_node)
+		if (d != rsim && d->port.lid == lid)
+			return true;
+	return false;
+}
+
+/* The master's candidates: a port whose link is up */
+static bool rsim_subnet_candidate(struct rsim_dev *d, u16 *lid)
+{
+	bool up;
+
+	spin_lock(&d->port.lock);
+	up = d->port.phys_state == IB_PORT_PHYS_STATE_LINK_UP;
+	*lid = d->port.lid;
+	spin_unlock(&d->port.lock);
+	return up;
+}
+
+/**
+ * rsim_subnet_sweep_locked() - elect the master, and point every port at it
+ * @keep: a port whose SM LID an SMP has just written (it stays), or NULL
+ *
+ * The port with the lowest GUID among those whose link is up is the
+ * master; each port's SM LID becomes its LID, an SM_CHANGE event where it
+ * changed. With no link up, the SM LIDs stay as they are.
+ *
+ * Context: under rsim_subnet_lock_bh().
+ */
+void rsim_subnet_sweep_locked(struct rsim_dev *keep)
+{
+	struct rsim_dev *d, *master = NULL;
+	u16 lid, master_lid = 0;
+
+	lockdep_assert_held(&rsim_subnet_lock);
+	list_for_each_entry(d, &rsim_subnet_devs, subnet_node) {
+		if (!rsim_subnet_candidate(d, &lid))
+			continue;
+		if (!master ||
+		    be64_to_cpu(d->port.guid) < be64_to_cpu(master->port.guid)) {
+			master = d;
+			master_lid = lid;
+		}
+	}
+	list_for_each_entry(d, &rsim_subnet_devs, subnet_node) {
+		u32 ev = 0;
+
+		spin_lock(&d->port.lock);
+		d->port.sm_master = d == master;
+		if (master && d != keep && d->port.sm_lid != master_lid) {
+			d->port.sm_lid = master_lid;
+			ev = RSIM_PORT_EV_SM;
+		}
+		spin_unlock(&d->port.lock);
+		/* a device not registered yet raises nothing */
+		rsim_port_dispatch(d, ev);
+	}
+}
+
+/**
+ * rsim_subnet_sweep() - rsim_subnet_sweep_locked(), taking the lock
+ *
+ * Context: process or softirq, without the subnet's or a port's lock.
+ */
+void rsim_subnet_sweep(void)
+{
+	rsim_subnet_lock_bh();
+	rsim_subnet_sweep_locked(NULL);
+	rsim_subnet_unlock_bh();
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_subnet_sweep);
+
+/**
+ * rsim_subnet_join() - put an InfiniBand-mode device on the subnet
+ * @rsim: the device, not registered yet (nothing is routed to it before
+ *	ib_register_device(): the route takes a reference)
+ *
+ * Its port takes the master's SM LID, or becomes the master.
+ *
+ * Context: process.
+ * Return: 0; -EADDRINUSE if another port has its LID.
+ */
+int rsim_subnet_join(struct rsim_dev *rsim)
+{
+	int err = 0;
+
+	rsim_subnet_lock_bh();
+	if (rsim_subnet_lid_used(rsim, rsim->port.lid)) {
+		err = -EADDRINUSE;
+	} else {
+		list_add_tail_rcu(&rsim->subnet_node, &rsim_subnet_devs);
+		rsim_subnet_sweep_locked(NULL);
+	}
+	rsim_subnet_unlock_bh();
+	return err;
+}
+
+/**
+ * rsim_subnet_leave() - take a device off the subnet
+ * @rsim: the device, unregistered, or never registered
+ *
+ * When this returns no route reaches the device, and if it was the
+ * master another port is.
+ *
+ * Context: process; sleeps (an RCU grace period).
+ */
+void rsim_subnet_leave(struct rsim_dev *rsim)
+{
+	rsim_subnet_lock_bh();
+	list_del_rcu(&rsim->subnet_node);
+	rsim_subnet_sweep_locked(NULL);
+	rsim_subnet_unlock_bh();
+	synchronize_rcu();
+	INIT_LIST_HEAD(&rsim->subnet_node);
+}
+
+/**
+ * rsim_subnet_route() - the device whose port has a LID
+ * @from: the sending device (InfiniBand mode)
+ * @dlid: a packet's destination LID
+ *
+ * What a switch's forwarding table does: a unicast LID reaches the port
+ * that has it; @from's own LID reaches @from without a reference.
+ *
+ * Context: any; does not sleep.
+ * Return: the device, held with ib_device_try_get() unless it is @from
+ * (rsim_subnet_put() it), or NULL.
+ */
+struct rsim_dev *rsim_subnet_route(struct rsim_dev *from, u16 dlid)
+{
+	struct rsim_dev *d, *found = NULL;
+
+	if (dlid == READ_ONCE(from->port.lid))
+		return from;
+	if (!dlid || dlid > RSIM_LID_UNICAST_MAX)
+		return NULL;
+	rcu_read_lock();
+	list_for_each_entry_rcu(d, &rsim_subnet_devs, subnet_node) {
+		if (READ_ONCE(d->port.lid) == dlid &&
+		    ib_device_try_get(&d->ibdev)) {
+			found = d;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_subnet_route);
+
+/**
+ * rsim_subnet_put() - let go of what rsim_subnet_route() returned
+ * @from: the sending device
+ * @to: the device it returned
+ *
+ * Context: any.
+ */
+void rsim_subnet_put(struct rsim_dev *from, struct rsim_dev *to)
+{
+	if (to && to != from)
+		ib_device_put(&to->ibdev);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_subnet_put);

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Suite rdmasim_subnet: the InfiniBand subnet of rdmasim devices
+ * (subnet.c). The suite's shared device and one made for each case (and
+ * rdmasim0, when it is loaded: it is on the subnet too) have LIDs of their own, route packets
+ * to each other by LID, agree on one master SM, which hands over when its
+ * link goes down; no two ports take one LID, at creation or through an
+ * SMP; an RC connection across them moves data, counted at each end's
+ * port, and a packet from a port its responder's path does not name is
+ * dropped.
+ */
+
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
+
+#include "dp_helpers.h"
+
+/* two devices of the subnet, each with a PD, a CQ and a buffer */
+struct sn_fixture {
+	struct dp_fixture a;
+	struct dp_fixture b;
+};
+
+static struct sn_fixture *sn_fixture(struct kunit *test)
+{
+	struct sn_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct dp_fixture *e[] = { &f->a, &f->b };
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	/* the suite's shared device, and one made for the case */
+	f->a.rsim = rsim_kunit_shared_dev(test);
+	f->b.rsim = rsim_kunit_dev(test, NULL);
+	for (i = 0; i < ARRAY_SIZE(e); i++) {
+		e[i]->pd = rsim_kunit_pd(test, e[i]->rsim);
+		e[i]->cq = rsim_kunit_cq(test, e[i]->rsim, 64);
+	}
+	return f;
+}
+
+static u16 sn_lid(struct rsim_dev *rsim)
+{
+	return READ_ONCE(rsim->port.lid);
+}
+
+static u16 sn_sm_lid(struct rsim_dev *rsim)
+{
+	return READ_ONCE(rsim->port.sm_lid);
+}
+
+/* the device that has the subnet's SM LID as seen from @from, held */
+static struct rsim_dev *sn_master(struct kunit *test, struct rsim_dev *from)
+{
+	struct rsim_dev *m = rsim_subnet_route(from, sn_sm_lid(from));
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	return m;
+}
+
+/*
+ * Each device has a LID of its own; a packet to one reaches it from the
+ * other; a LID nobody has, a multicast LID and LID 0 reach nothing; a
+ * device that left is not reached.
+ */
+static void rsim_subnet_test_routes_by_lid(struct kunit *test)
+{
+	struct sn_fixture *f = sn_fixture(test);
+	struct rsim_dev *a = f->a.rsim, *b = f->b.rsim, *c, *to;
+	struct rsim_dev_config cfg;
+	u16 lid_c;
+
+	KUNIT_EXPECT_NE(test, sn_lid(a), sn_lid(b));
+	KUNIT_EXPECT_PTR_EQ(test, rsim_subnet_route(a, sn_lid(a)), a);
+	to = rsim_subnet_route(a, sn_lid(b));
+	KUNIT_EXPECT_PTR_EQ(test, to, b);
+	rsim_subnet_put(a, to);
+	to = rsim_subnet_route(b, sn_lid(a));
+	KUNIT_EXPECT_PTR_EQ(test, to, a);
+	rsim_subnet_put(b, to);
+	KUNIT_EXPECT_NULL(test, rsim_subnet_route(a, 0));
+	KUNIT_EXPECT_NULL(test, rsim_subnet_route(a, 0xc001));
+	KUNIT_EXPECT_NULL(test, rsim_subnet_route(a, 0xffff));
+
+	rsim_default_config(&cfg);
+	c = rsim_dev_new(rsim_kunit_new_id(), &cfg);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, c);
+	lid_c = sn_lid(c);
+	to = rsim_subnet_route(a, lid_c);
+	KUNIT_EXPECT_PTR_EQ(test, to, c);
+	rsim_subnet_put(a, to);
+	KUNIT_ASSERT_EQ(test, rsim_dev_del(c->id), 0);
+	KUNIT_EXPECT_NULL(test, rsim_subnet_route(a, lid_c));
+}
+
+struct sn_events {
+	struct ib_event_handler h;
+	atomic_t sm_change;
+};
+
+static void sn_event_handler(struct ib_event_handler *h, struct ib_event *e)
+{
+	struct sn_events *ev = container_of(h, struct sn_events, h);
+
+	if (e->event == IB_EVENT_SM_CHANGE)
+		atomic_inc(&ev->sm_change);
+}
+
+static void sn_events_stop(void *arg)
+{
+	ib_unregister_event_handler(arg);
+}
+
+static struct sn_events *sn_events(struct kunit *test, struct rsim_dev *rsim)
+{
+	struct sn_events *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	INIT_IB_EVENT_HANDLER(&ev->h, &rsim->ibdev, sn_event_handler);
+	ib_register_event_handler(&ev->h);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, sn_events_stop,
+							   &ev->h));
+	return ev;
+}
+
+/* the core's events are delivered from its workqueue */
+static int sn_sm_changes(struct sn_events *ev)
+{
+	flush_workqueue(ib_wq);
+	return atomic_read(&ev->sm_change);
+}
+
+static void sn_link_up(void *rsim)
+{
+	rsim_port_set_link(rsim, true);
+}
+
+/* hand @in to @rsim's SMA (process_mad); @out gets its reply */
+static void sn_smp(struct kunit *test, struct rsim_dev *rsim,
+		   struct ib_smp *in, struct ib_smp *out)
+{
+	size_t size = sizeof(struct ib_mad);
+	u16 pkey_index = 0;
+	int ret;
+
+	ret = rsim->ibdev.ops.process_mad(&rsim->ibdev, 0, 1, NULL, NULL,
+					  (struct ib_mad *)in,
+					  (struct ib_mad *)out, &size,
+					  &pkey_index);
+	KUNIT_ASSERT_EQ(test, ret,
+			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
+}
+
+/* a LID-routed SubnGet(@attr) with @rsim's M_Key in a new @in; @out too */
+static void sn_smp_get(struct kunit *test, struct rsim_dev *rsim,
+		       __be16 attr, u32 attr_mod, struct ib_smp **in,
+		       struct ib_smp **out)
+{
+	*in = kunit_kzalloc(test, sizeof(**in), GFP_KERNEL);
+	*out = kunit_kzalloc(test, sizeof(**out), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, *in);
+	KUNIT_ASSERT_NOT_NULL(test, *out);
+	(*in)->base_version = IB_MGMT_BASE_VERSION;
+	(*in)->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	(*in)->class_version = 1;
+	(*in)->method = IB_MGMT_METHOD_GET;
+	(*in)->attr_id = attr;
+	(*in)->attr_mod = cpu_to_be32(attr_mod);
+	(*in)->mkey = rsim->port.mkey;
+	sn_smp(test, rsim, *in, *out);
+}
+
+/* SMInfo's SMState, through the SMA */
+static u8 sn_sm_state(struct kunit *test, struct rsim_dev *rsim)
+{
+	struct ib_smp *in, *out;
+
+	sn_smp_get(test, rsim, IB_SMP_ATTR_SM_INFO, 0, &in, &out);
+	KUNIT_ASSERT_EQ(test, be16_to_cpu(out->status), 0);
+	return out->data[20] & 0xf;
+}
+
+/*
+ * One master: every port's SM LID is its LID, its SMInfo says MASTER and
+ * the others' STANDBY. When its link goes down another port (the lowest
+ * GUID left with its link up) takes over, and each port that follows
+ * raises SM_CHANGE; when it comes back it is the master again.
+ */
+static void rsim_subnet_test_one_master(struct kunit *test)
+{
+	struct sn_fixture *f = sn_fixture(test);
+	struct rsim_dev *a = f->a.rsim, *b = f->b.rsim, *m, *m2;
+	struct sn_events *ev_a = sn_events(test, a);
+	struct sn_events *ev_b = sn_events(test, b);
+	int sm_a, sm_b;
+
+	KUNIT_EXPECT_EQ(test, sn_sm_lid(a), sn_sm_lid(b));
+	m = sn_master(test, a);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(m->port.sm_master));
+	KUNIT_EXPECT_EQ(test, sn_sm_lid(m), sn_lid(m));
+	KUNIT_EXPECT_EQ(test, sn_sm_state(test, m), 3);	/* MASTER */
+	/* a device made later has a higher GUID than the master's */
+	KUNIT_EXPECT_PTR_NE(test, m, b);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(b->port.sm_master));
+	KUNIT_EXPECT_EQ(test, sn_sm_state(test, b), 2);	/* STANDBY */
+
+	sm_a = sn_sm_changes(ev_a);
+	sm_b = sn_sm_changes(ev_b);
+	rsim_port_set_link(m, false);
+	if (kunit_add_action_or_reset(test, sn_link_up, m)) {
+		rsim_subnet_put(a, m);
+		KUNIT_FAIL(test, "no action to plug the master's cable back");
+		return;
+	}
+	m2 = sn_master(test, b);
+	KUNIT_EXPECT_PTR_NE(test, m2, m);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(m2->port.sm_master));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(m->port.sm_master));
+	KUNIT_EXPECT_EQ(test, sn_sm_lid(b), sn_lid(m2));
+	if (m != a) {
+		KUNIT_EXPECT_EQ(test, sn_sm_lid(a), sn_lid(m2));
+		KUNIT_EXPECT_EQ(test, sn_sm_changes(ev_a), sm_a + 1);
+	}
+	KUNIT_EXPECT_EQ(test, sn_sm_changes(ev_b), sm_b + 1);
+	rsim_subnet_put(b, m2);
+
+	kunit_release_action(test, sn_link_up, m);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(m->port.sm_master));
+	KUNIT_EXPECT_EQ(test, sn_sm_lid(a), sn_lid(m));
+	KUNIT_EXPECT_EQ(test, sn_sm_lid(b), sn_lid(m));
+	KUNIT_EXPECT_EQ(test, sn_sm_changes(ev_b), sm_b + 2);
+	rsim_subnet_put(a, m);
+}
+
+/*
+ * No two ports take one LID: a device asking for a LID another has is not
+ * made (and leaves nothing behind); SubnSet(PortInfo) giving a port
+ * another's LID is refused with the port unchanged.
+ */
+static void rsim_subnet_test_lid_unique(struct kunit *test)
+{
+	struct sn_fixture *f = sn_fixture(test);
+	struct rsim_dev *a = f->a.rsim, *b = f->b.rsim, *c;
+	struct rsim_dev_config cfg;
+	struct ib_smp *in, *out;
+	struct ib_port_info *pi;
+	u16 lid_a = sn_lid(a);
+
+	rsim_default_config(&cfg);
+	cfg.lid = sn_lid(b);
+	c = rsim_dev_new(rsim_kunit_new_id(), &cfg);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(c), -EADDRINUSE);
+	if (!IS_ERR_OR_NULL(c))
+		rsim_dev_del(c->id);
+
+	sn_smp_get(test, a, IB_SMP_ATTR_PORT_INFO, 1, &in, &out);
+	memcpy(in->data, out->data, IB_SMP_DATA_SIZE);
+	in->method = IB_MGMT_METHOD_SET;
+	pi = (struct ib_port_info *)in->data;
+	pi->linkspeed_portstate &= 0xf0;
+	pi->portphysstate_linkdown &= 0x0f;
+	pi->lid = cpu_to_be16(sn_lid(b));
+	sn_smp(test, a, in, out);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status) & 0x7fff,
+			IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	KUNIT_EXPECT_EQ(test, sn_lid(a), lid_a);
+}
+
+/* an FRWR MR over the first page of @e's dst, registered through its QP b */
+static struct ib_mr *sn_reg(struct kunit *test, struct dp_fixture *e)
+{
+	struct ib_mr *mr = rsim_kunit_mr(test, e->pd, IB_MR_TYPE_MEM_REG, 4);
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_reg(test, e, e->b, mr, &e->dst, 0, PAGE_SIZE,
+				     IB_ACCESS_LOCAL_WRITE | DP_ACCESS, true),
+			0);
+	dp_poll_one(test, e, e->b, &wc);
+	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
+	return mr;
+}
+
+/*
+ * QP a on the first device and QP b of @type on the second, a connected
+ * to b; b's path names the port with LID @b_dlid (a's, or another); a's
+ * source buffer, b's destination buffer, an FRWR MR over its first page
+ * (returned)
+ */
+static struct ib_mr *sn_pair(struct kunit *test, struct sn_fixture *f,
+			     enum ib_qp_type type, u16 b_dlid, int access)
+{
+	struct dp_fixture *fa = &f->a, *fb = &f->b;
+
+	fa->a = dp_qp(test, fa, type, fa->pd);
+	fb->b = dp_qp(test, fb, type, fb->pd);
+	KUNIT_ASSERT_EQ(test, dp_connect_lid(fa->a, sn_lid(fb->rsim),
+					     fb->b->qp_num, access, 7, 0), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect_lid(fb->b, b_dlid, fa->a->qp_num,
+					     access, 7, 0), 0);
+	dp_buf_init(test, fa, &fa->src, DP_BUF, 0x5a);
+	dp_buf_init(test, fb, &fb->dst, DP_BUF, 0x00);
+	return sn_reg(test, fb);
+}
+
+/* a page of a's source written to @mr by QP a; the completion's status */
+static enum ib_wc_status sn_write(struct kunit *test, struct sn_fixture *f,
+				  struct ib_mr *mr)
+{
+	struct ib_rdma_wr w = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.wr.wr_id = 1,
+		.wr.send_flags = IB_SEND_SIGNALED,
+		.remote_addr = mr->iova,
+		.rkey = mr->rkey,
+	};
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, dp_post(f->a.a, &w.wr, f->a.src.dma, PAGE_SIZE,
+				      f->a.pd->local_dma_lkey), 0);
+	dp_poll_one(test, &f->a, f->a.a, &wc);
+	return wc.status;
+}
+
+/*
+ * An RC connection between the two devices: an RDMA WRITE lands in the
+ * responder's memory and a SEND's receive completion names the sender's
+ * LID; each port counts what it sent or received, not the other's.
+ */
+static void rsim_subnet_test_rc_across(struct kunit *test)
+{
+	struct sn_fixture *f = sn_fixture(test);
+	struct dp_fixture *fa = &f->a, *fb = &f->b;
+	struct rsim_port_counters pa0, pb0, pa1, pb1;
+	struct ib_send_wr s = {};
+	struct ib_mr *mr_b;
+	struct ib_wc wc;
+	u8 *dst;
+
+	mr_b = sn_pair(test, f, IB_QPT_RC, sn_lid(fa->rsim), DP_ACCESS);
+	pa0 = fa->rsim->dp.port;
+	pb0 = fb->rsim->dp.port;
+	KUNIT_EXPECT_EQ(test, sn_write(test, f, mr_b), IB_WC_SUCCESS);
+	dst = dp_cpu(fb, &fb->dst);
+	KUNIT_EXPECT_EQ(test, dst[0], 0x5a);
+	KUNIT_EXPECT_EQ(test, dst[PAGE_SIZE - 1], 0x5a);
+	KUNIT_EXPECT_EQ(test, dst[PAGE_SIZE], 0);
+
+	KUNIT_ASSERT_EQ(test, dp_post_recv(fb->b, 7, fb->dst.dma + PAGE_SIZE,
+					   PAGE_SIZE, fb->pd->local_dma_lkey),
+			0);
+	s.opcode = IB_WR_SEND;
+	s.wr_id = 2;
+	s.send_flags = IB_SEND_SIGNALED;
+	KUNIT_ASSERT_EQ(test, dp_post(fa->a, &s, fa->src.dma, 64,
+				      fa->pd->local_dma_lkey), 0);
+	dp_poll_one(test, fa, fa->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	dp_poll_one(test, fb, fb->b, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 7);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 64);
+	KUNIT_EXPECT_EQ(test, wc.slid, sn_lid(fa->rsim));
+
+	pa1 = fa->rsim->dp.port;
+	pb1 = fb->rsim->dp.port;
+	KUNIT_EXPECT_GT(test, pa1.xmit_data, pa0.xmit_data);
+	KUNIT_EXPECT_EQ(test, pa1.rcv_data, pa0.rcv_data);
+	KUNIT_EXPECT_GT(test, pb1.rcv_data, pb0.rcv_data);
+	KUNIT_EXPECT_EQ(test, pb1.xmit_data, pb0.xmit_data);
+}
+
+/*
+ * A responder whose path names another port (its own LID here) drops
+ * what the requester sends: over UC the RDMA WRITE completes at the
+ * requester, as nothing acknowledges it, and nothing is written. The
+ * path fixed, the same WRITE lands.
+ */
+static void rsim_subnet_test_path_names_requester(struct kunit *test)
+{
+	struct sn_fixture *f = sn_fixture(test);
+	struct dp_fixture *fa = &f->a, *fb = &f->b;
+	int access = IB_ACCESS_REMOTE_WRITE;
+	struct ib_mr *mr_b;
+
+	mr_b = sn_pair(test, f, IB_QPT_UC, sn_lid(fb->rsim), access);
+	KUNIT_EXPECT_EQ(test, sn_write(test, f, mr_b), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dp_cpu(fb, &fb->dst)[0], 0);
+
+	KUNIT_ASSERT_EQ(test, ib_modify_qp(fb->b, &(struct ib_qp_attr){
+					.qp_state = IB_QPS_RESET },
+					   IB_QP_STATE), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect_lid(fb->b, sn_lid(fa->rsim),
+					     fa->a->qp_num, access, 7, 0), 0);
+	mr_b = sn_reg(test, fb);
+	KUNIT_EXPECT_EQ(test, sn_write(test, f, mr_b), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, dp_cpu(fb, &fb->dst)[0], 0x5a);
+}
+
+static struct kunit_case rsim_subnet_test_cases[] = {
+	KUNIT_CASE(rsim_subnet_test_routes_by_lid),
+	KUNIT_CASE(rsim_subnet_test_one_master),
+	KUNIT_CASE(rsim_subnet_test_lid_unique),
+	KUNIT_CASE(rsim_subnet_test_rc_across),
+	KUNIT_CASE(rsim_subnet_test_path_names_requester),
+	RSIM_KUNIT_NO_LEFTOVERS,
+	{}
+};
+
+static struct kunit_suite rsim_subnet_test_suite = {
+	.name = "rdmasim_subnet",
+	.suite_init = rsim_kunit_suite_init,
+	.test_cases = rsim_subnet_test_cases,
+};
+
+kunit_test_suite(rsim_subnet_test_suite);
