@@ -69,13 +69,33 @@ cm_listening() {
 		has_line /run/cm-ids "*state LISTEN*:$1"
 }
 
+# ended pid: <pid> is gone
+ended() {
+	kill -0 "$1" 2>/dev/null && { echo "pid $1 still runs"; return 1; }
+	return 0
+}
+# stacks_of pid: where the threads of <pid> and of its children
+# (timeout's program) wait, kernel stacks and wchan, in /run/stacks
+stacks_of() {
+	local p t pp
+	for p in /proc/[0-9]*; do
+		pp=$(awk '/^PPid:/ { print $2 }' "$p/status" 2>/dev/null)
+		[ "${p#/proc/}" = "$1" ] || [ "$pp" = "$1" ] || continue
+		for t in "$p"/task/*; do
+			echo "pid ${p#/proc/} thread ${t##*/}:" \
+				"$(cat "$t/comm" 2>/dev/null)" \
+				"wchan $(cat "$t/wchan" 2>/dev/null)"
+			cat "$t/stack" 2>/dev/null
+		done
+	done >/run/stacks
+}
 # cm_pair name port server client: the command line <server> in the
 # background (until it listens on <port>), then <client>; both must succeed. Their
 # output goes to the console as "RSIM-ROCE <name> srv|cli: line", and to
 # /run/<name>-srv and /run/<name>-cli. The command lines are words
 # without quotes (paths and addresses).
 cm_pair() {
-	local name="$1" port="$2" srv rc=0 f l
+	local name="$1" port="$2" srv cli p rc=0 f l
 	rm -f "/run/$name-srv" "/run/$name-cli"
 	# shellcheck disable=SC2086 # words on purpose
 	timeout 120 $3 >"/run/$name-srv" 2>&1 &
@@ -87,7 +107,19 @@ cm_pair() {
 		rc=1
 	else
 		# shellcheck disable=SC2086
-		timeout 120 $4 >"/run/$name-cli" 2>&1 || rc=$?
+		timeout 120 $4 >"/run/$name-cli" 2>&1 &
+		cli=$!
+		# a program that hangs: where its threads wait, before
+		# timeout ends it (rping's CM thread can wait for ever in
+		# ucma's read: see ended_or_dump())
+		for p in $cli $srv; do
+			wait_for "$name's $p to end" 110 ended "$p" >/dev/null && continue
+			stacks_of "$p"
+			while IFS= read -r l; do
+				say "RSIM-ROCE $name stuck: $l"
+			done </run/stacks
+		done
+		wait "$cli" || rc=$?
 		wait "$srv" || rc=$((rc + 100))
 	fi
 	for f in srv cli; do
@@ -276,25 +308,6 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	}
 	check "roce_teardown_connected" wait_for "the rping pair's traffic" 60 client_sends
 	check "roce_link_del_while_connected" rdma link del $D0
-	ended() {
-		kill -0 "$1" 2>/dev/null && { echo "pid $1 still runs"; return 1; }
-		return 0
-	}
-	# stacks_of pid: where the threads of <pid> and of its children
-	# (timeout's program) wait, kernel stacks and wchan, in /run/stacks
-	stacks_of() {
-		local p t pp
-		for p in /proc/[0-9]*; do
-			pp=$(awk '/^PPid:/ { print $2 }' "$p/status" 2>/dev/null)
-			[ "${p#/proc/}" = "$1" ] || [ "$pp" = "$1" ] || continue
-			for t in "$p"/task/*; do
-				echo "pid ${p#/proc/} thread ${t##*/}:" \
-					"$(cat "$t/comm" 2>/dev/null)" \
-					"wchan $(cat "$t/wchan" 2>/dev/null)"
-				cat "$t/stack" 2>/dev/null
-			done
-		done >/run/stacks
-	}
 	# ended_or_dump pid what [out]: <pid> ends within 30 s. rping's own
 	# race is told apart: when its main thread, failing on the removed
 	# device, destroys its cm_id (rdma_destroy_id() drops the events not
