@@ -58,9 +58,18 @@ static int rsim_mad_status(struct ib_mad *out, u16 status)
 	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
 }
 
-static void rsim_sma_node_info(struct rsim_dev *rsim, struct ib_smp *smp)
+/**
+ * rsim_mad_node_info() - NodeInfo (IBA 14.2.5.3) of a device
+ * @rsim: the device
+ * @data: room for the attribute, 40 bytes, zeroed
+ *
+ * The SMA's answer and the SA's NodeRecord (sa.c) alike.
+ *
+ * Context: any.
+ */
+void rsim_mad_node_info(struct rsim_dev *rsim, void *data)
 {
-	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+	struct ib_node_info *ni = data;
 
 	ni->base_version = IB_MGMT_BASE_VERSION;
 	ni->class_version = 1;
@@ -78,11 +87,20 @@ static void rsim_sma_node_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	ni->local_port_num = RSIM_PORT;
 }
 
-/* PortInfo (IBA 14.2.5.6); @show_mkey: the requester may read the M_Key */
-static void rsim_sma_port_info(struct rsim_dev *rsim, struct ib_smp *smp,
-			       bool show_mkey)
+/**
+ * rsim_mad_port_info() - PortInfo (IBA 14.2.5.6) of a device's port
+ * @rsim: the device
+ * @data: room for the attribute, 64 bytes, zeroed
+ * @show_mkey: the requester may read the M_Key
+ *
+ * The SMA's answer and the SA's PortInfoRecord (sa.c) alike.
+ *
+ * Context: process or softirq; takes the port's lock with BH off.
+ */
+void rsim_mad_port_info(struct rsim_dev *rsim, void *data, bool show_mkey)
 {
-	struct ib_port_info *pi = (struct ib_port_info *)smp->data;
+	struct ib_port_info *pi = data;
+	u8 *raw = data;
 	struct rsim_port *port = &rsim->port;
 	struct rsim_port p;
 
@@ -117,9 +135,8 @@ static void rsim_sma_port_info(struct rsim_dev *rsim, struct ib_smp *smp,
 	pi->guid_cap = RSIM_GUIDS_PER_BLOCK;
 	pi->clientrereg_resv_subnetto = p.subnet_timeout;
 	pi->resv_resptimevalue = 18;
-	smp->data[RSIM_PI_SPEED_EXT] = RSIM_SPEED_EXT_EDR << 4 |
-				       RSIM_PORT_SPEEDS_EXT;
-	smp->data[RSIM_PI_SPEED_EXT_EN] = p.speed_ext_enabled;
+	raw[RSIM_PI_SPEED_EXT] = RSIM_SPEED_EXT_EDR << 4 | RSIM_PORT_SPEEDS_EXT;
+	raw[RSIM_PI_SPEED_EXT_EN] = p.speed_ext_enabled;
 }
 
 /*
@@ -168,7 +185,7 @@ static u16 rsim_sma_get(struct rsim_dev *rsim, struct ib_smp *smp,
 		memcpy(smp->data, rsim->ibdev.node_desc, IB_DEVICE_NODE_DESC_MAX);
 		break;
 	case IB_SMP_ATTR_NODE_INFO:
-		rsim_sma_node_info(rsim, smp);
+		rsim_mad_node_info(rsim, smp->data);
 		break;
 	case IB_SMP_ATTR_GUID_INFO:
 		/* one GUID (GUIDCap 8: one block of 8, the rest unassigned) */
@@ -179,7 +196,7 @@ static u16 rsim_sma_get(struct rsim_dev *rsim, struct ib_smp *smp,
 	case IB_SMP_ATTR_PORT_INFO:
 		if (!rsim_sma_port_mod(mod))
 			return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-		rsim_sma_port_info(rsim, smp, show_mkey);
+		rsim_mad_port_info(rsim, smp->data, show_mkey);
 		break;
 	case IB_SMP_ATTR_SM_INFO:
 		if (mod != 0)
@@ -424,7 +441,7 @@ static int rsim_sma(struct rsim_dev *rsim, int flags, const struct ib_mad *in,
 		       sizeof(smp->data));
 		status = rsim_sma_set_port_info(rsim, smp);
 		memset(smp->data, 0, sizeof(smp->data));
-		rsim_sma_port_info(rsim, smp, true);
+		rsim_mad_port_info(rsim, smp->data, true);
 		break;
 	default:
 		status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD;

@@ -423,11 +423,17 @@ static int __init rsim_init(void)
 		}
 	}
 
+	err = rsim_sa_init();
+	if (err)
+		return err;
 	rsim_debugfs_init();
 
-	err = platform_driver_register(&rsim_platform_driver);
+	err = rsim_sa_start();
 	if (err)
 		goto err_debugfs_exit;
+	err = platform_driver_register(&rsim_platform_driver);
+	if (err)
+		goto err_sa_stop;
 	err = rsim_roce_init();
 	if (err)
 		goto err_driver_unregister;
@@ -451,8 +457,11 @@ err_del_all:
 	rsim_roce_exit();
 err_driver_unregister:
 	platform_driver_unregister(&rsim_platform_driver);
+err_sa_stop:
+	rsim_sa_stop();
 err_debugfs_exit:
 	rsim_debugfs_exit();
+	rsim_sa_exit();
 	return err;
 }
 
@@ -462,7 +471,9 @@ static void __exit rsim_exit(void)
 	rsim_del_all();
 	rsim_roce_exit();
 	platform_driver_unregister(&rsim_platform_driver);
+	rsim_sa_stop();
 	rsim_debugfs_exit();
+	rsim_sa_exit();
 }
 
 module_init(rsim_init);

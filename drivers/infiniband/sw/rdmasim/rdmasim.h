@@ -370,6 +370,24 @@ struct rsim_dp_stats {
 };
 
 /**
+ * struct rsim_sa_port - the subnet administrator's MAD agent on a port
+ *	(sa_agent.c)
+ * @agent: the agent for the SA class's requests on QP1, or NULL (RoCE
+ *	mode, the module parameter sa=0, or another SA holds the class)
+ * @lock: protects @delayed and @stopping; BH off
+ * @delayed: answers held back by the delay fault, oldest first
+ * @stopping: the agent is going: nothing more is held back
+ * @delay_work: posts the held-back answers that are due
+ */
+struct rsim_sa_port {
+	struct ib_mad_agent *agent;
+	spinlock_t lock;	/* protects delayed, stopping; BH off */
+	struct list_head delayed;
+	bool stopping;
+	struct delayed_work delay_work;
+};
+
+/**
  * struct rsim_dev - one simulated RDMA device
  * @ibdev: the RDMA core's device; must be first (ib_alloc_device)
  * @pdev: platform device: DMA device and sysfs parent
@@ -409,6 +427,7 @@ struct rsim_dp_stats {
  *	routes by destination GID (RCU)
  * @subnet_node: on subnet.c's list of InfiniBand-mode devices, which the
  *	data path routes by destination LID (RCU)
+ * @sa: the subnet administrator's agent on the port (sa_agent.c)
  * @dead: set by dealloc_driver: the ib_device is unregistered, whoever
  *	unregistered it (main.c reaps the platform device)
  * @dp_test_hook: KUnit only: called by the engine after a WR executed and
@@ -448,6 +467,7 @@ struct rsim_dev {
 	netdevice_tracker ndev_tracker;
 	struct list_head roce_node;
 	struct list_head subnet_node;
+	struct rsim_sa_port sa;
 	bool dead;
 #if IS_ENABLED(CONFIG_KUNIT)
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
@@ -970,6 +990,135 @@ int rsim_subnet_join(struct rsim_dev *rsim);
 void rsim_subnet_leave(struct rsim_dev *rsim);
 struct rsim_dev *rsim_subnet_route(struct rsim_dev *from, u16 dlid);
 void rsim_subnet_put(struct rsim_dev *from, struct rsim_dev *to);
+int rsim_subnet_for_each(int (*fn)(struct rsim_dev *d, void *arg), void *arg);
+bool rsim_subnet_lid_guid(u16 lid, __be64 *guid);
+bool rsim_subnet_has_guid(__be64 guid);
+
+/*
+ * sa.c: the subnet administrator's answers (IBA 15). The SA class
+ * version, the SA's own MAD statuses (IBA 15.2.1.1: bits 8-14 of the MAD
+ * status) and the records' sizes on the wire.
+ */
+#define RSIM_SA_CLASS_VERSION		2
+#define RSIM_SA_ERR_NO_RESOURCES	0x0100
+#define RSIM_SA_ERR_REQ_INVALID		0x0200
+#define RSIM_SA_ERR_NO_RECORDS		0x0300
+#define RSIM_SA_ERR_TOO_MANY_RECORDS	0x0400
+#define RSIM_SA_ERR_REQ_INVALID_GID	0x0500
+#define RSIM_SA_ERR_REQ_INSUFFICIENT_COMPONENTS	0x0600
+#define RSIM_SA_ERR_REQ_DENIED		0x0700
+#define RSIM_SA_NODE_REC_LEN		108
+#define RSIM_SA_PORTINFO_REC_LEN	68
+#define RSIM_SA_PATH_REC_LEN		64
+#define RSIM_SA_MCM_REC_LEN		52
+/*
+ * the most records one answer carries (a GetTable of PathRecords grows as
+ * the square of the ports)
+ */
+#define RSIM_SA_MAX_RECORDS		4096
+/* what a path or a group gets when the request does not say */
+#define RSIM_SA_PLT			0x12	/* 4.096 us * 2^18: opensm's */
+#define RSIM_SA_PATH_RATE		IB_RATE_100_GBPS	/* 4X EDR */
+#define RSIM_SA_MCG_MTU			IB_MTU_2048
+#define RSIM_SA_MCG_RATE		IB_RATE_10_GBPS
+#define RSIM_SA_IPOIB_QKEY		0x0b1b
+#define RSIM_SA_MLID_FIRST		0xc000
+#define RSIM_SA_MLID_LAST		0xfffe
+
+/**
+ * struct rsim_sa_query - one request to the SA, as its MAD carried it
+ * @method: IB_MGMT_METHOD_GET, _SET, IB_SA_METHOD_GET_TABLE or _DELETE
+ * @attr_id: the attribute (IB_SA_ATTR_*), CPU order
+ * @comp_mask: the component mask, CPU order
+ * @rec: the record, IB_MGMT_SA_DATA bytes (the MAD's SA data)
+ * @slid: the requester's LID (the MAD's source)
+ */
+struct rsim_sa_query {
+	u8 method;
+	u16 attr_id;
+	u64 comp_mask;
+	const u8 *rec;
+	u16 slid;
+};
+
+/**
+ * struct rsim_sa_answer - the SA's answer to a query
+ * @status: a MAD status, IB_MGMT_MAD_STATUS_* or RSIM_SA_ERR_*, CPU order
+ * @attr_offset: the distance between records, in 8-byte words
+ * @count: records in @table
+ * @table: @count records, @attr_offset * 8 bytes apart (kvfree()), or
+ *	NULL
+ */
+struct rsim_sa_answer {
+	u16 status;
+	u16 attr_offset;
+	u32 count;
+	u8 *table;
+};
+
+/**
+ * enum rsim_sa_cmp - how a component of a query is matched
+ * @RSIM_SA_CMP_EQ: the bits are equal
+ * @RSIM_SA_CMP_SEL: a selector: not compared itself
+ * @RSIM_SA_CMP_MTU: an enum ib_mtu, compared as its selector says
+ * @RSIM_SA_CMP_RATE: an enum ib_rate, compared by speed as its selector says
+ * @RSIM_SA_CMP_PLT: a packet lifetime, compared as its selector says
+ * @RSIM_SA_CMP_SUBSET: the query's bits are all set in the record's
+ *	(CapabilityMask, as opensm matches it)
+ * @RSIM_SA_CMP_SKIP: not a filter (a parameter of the request)
+ * @RSIM_SA_CMP_RESERVED: a reserved component: a query naming it is invalid
+ */
+enum rsim_sa_cmp {
+	RSIM_SA_CMP_RESERVED,
+	RSIM_SA_CMP_EQ,
+	RSIM_SA_CMP_SEL,
+	RSIM_SA_CMP_MTU,
+	RSIM_SA_CMP_RATE,
+	RSIM_SA_CMP_PLT,
+	RSIM_SA_CMP_SUBSET,
+	RSIM_SA_CMP_SKIP,
+};
+
+/**
+ * struct rsim_sa_field - one component of a record on the wire
+ * @bit: its first bit, counted from the record's first byte, MSB first
+ * @bits: its width
+ * @cmp: how a query matches it
+ */
+struct rsim_sa_field {
+	u16 bit;
+	u16 bits;
+	u8 cmp;
+};
+
+u64 rsim_sa_get_bits(const u8 *rec, u16 bit, u16 bits);
+void rsim_sa_put_bits(u8 *rec, u16 bit, u16 bits, u64 val);
+u16 rsim_sa_check_mask(const struct rsim_sa_field *f, int n, u64 comp);
+bool rsim_sa_match(const struct rsim_sa_field *f, int n, u64 comp,
+		   const u8 *query, const u8 *rec);
+bool rsim_sa_sel_ok(u8 cmp, u8 sel, u8 want, u8 have);
+int rsim_sa_answer(const struct rsim_sa_query *q, struct rsim_sa_answer *a);
+void rsim_sa_answer_free(struct rsim_sa_answer *a);
+u8 *rsim_sa_table(struct rsim_sa_answer *a, u32 max, u16 rec_len);
+
+struct seq_file;
+/* mcast.c: the SA's multicast groups (MCMemberRecord) */
+int rsim_mcast_init(void);
+void rsim_mcast_exit(void);
+int rsim_mcast_answer(const struct rsim_sa_query *q, __be64 requester,
+		      struct rsim_sa_answer *a);
+void rsim_mcast_port_gone(__be64 guid);
+void rsim_mcast_show(struct seq_file *m);
+
+/* sa_agent.c: the SA's MAD agent, faults and debugfs */
+int rsim_sa_init(void);
+void rsim_sa_exit(void);
+int rsim_sa_start(void);
+void rsim_sa_stop(void);
+void rsim_sa_debugfs_init(struct dentry *root);
+struct rsim_fault_point *rsim_sa_fault_point(int site);
+void rsim_sa_fault_settings(u16 attr_id, u16 status, u32 delay_ms);
+u64 rsim_sa_served(void);
 
 /* dev.c (and testing.h) */
 int rsim_dev_probe(struct platform_device *pdev,
@@ -1088,6 +1237,8 @@ void rsim_puda_exit(void);
 int rsim_dmah_check(const struct ib_dmah *d, const struct cpumask *allowed);
 
 /* mad.c */
+void rsim_mad_node_info(struct rsim_dev *rsim, void *data);
+void rsim_mad_port_info(struct rsim_dev *rsim, void *data, bool show_mkey);
 int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
 		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 		     const struct ib_mad *in, struct ib_mad *out,

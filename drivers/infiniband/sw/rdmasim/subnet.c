@@ -181,6 +181,8 @@ void rsim_subnet_leave(struct rsim_dev *rsim)
 	rsim_subnet_unlock_bh();
 	synchronize_rcu();
 	INIT_LIST_HEAD(&rsim->subnet_node);
+	/* as an SM forgets a port that left: its multicast memberships */
+	rsim_mcast_port_gone(rsim->port.guid);
 }
 
 /**
@@ -229,3 +231,76 @@ void rsim_subnet_put(struct rsim_dev *from, struct rsim_dev *to)
 		ib_device_put(&to->ibdev);
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_subnet_put);
+
+/**
+ * rsim_subnet_for_each() - visit every port of the subnet
+ * @fn: called for each device in the order they joined; a non-zero
+ *	return stops the walk
+ * @arg: passed to @fn
+ *
+ * Context: any; @fn runs under rcu_read_lock() and must not sleep.
+ * Return: what the last @fn returned, or 0.
+ */
+int rsim_subnet_for_each(int (*fn)(struct rsim_dev *d, void *arg), void *arg)
+{
+	struct rsim_dev *d;
+	int ret = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(d, &rsim_subnet_devs, subnet_node) {
+		ret = fn(d, arg);
+		if (ret)
+			break;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_subnet_for_each);
+
+/**
+ * rsim_subnet_lid_guid() - the port GUID of the port that has a LID
+ * @lid: a unicast LID
+ * @guid: where the GUID goes
+ *
+ * Context: any.
+ * Return: true if a port of the subnet has @lid.
+ */
+bool rsim_subnet_lid_guid(u16 lid, __be64 *guid)
+{
+	struct rsim_dev *d;
+	bool found = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(d, &rsim_subnet_devs, subnet_node) {
+		if (lid && READ_ONCE(d->port.lid) == lid) {
+			*guid = d->port.guid;
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * rsim_subnet_has_guid() - is a port GUID one of the subnet's?
+ * @guid: the GUID
+ *
+ * Context: any.
+ * Return: true if a port of the subnet has @guid.
+ */
+bool rsim_subnet_has_guid(__be64 guid)
+{
+	struct rsim_dev *d;
+	bool found = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(d, &rsim_subnet_devs, subnet_node) {
+		if (d->port.guid == guid) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
