@@ -18,6 +18,8 @@
 #   - rdmasim0's cable pulled: rdmasim1 becomes the master and its own
 #     SM LID, a MAD to rdmasim0 is lost; plugged back, rdmasim0 is the
 #     master again;
+#   - the subnet administrator (guest/selftest-sa.sh), and rdmasim1's
+#     SA once it is the master;
 #   - a LID in use refused to an SMP and to a new device; rdmasim1
 #     deleted.
 # Uses check(), capture(), has_line(), sysfs_is(), field() and kv() from
@@ -72,6 +74,10 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	check "subnet_rdmasim1_sent" subnet_rdmasim1_worked
 fi
 
+# the subnet administrator, at rdmasim0
+# shellcheck source=selftest-sa.sh
+. "$RSIM_TOP/scripts/guest/selftest-sa.sh"
+
 # the master's cable pulled: rdmasim1 is the master, its own SM; the
 # query that reaches rdmasim0 before is lost after
 check "subnet_perfquery_to_rdmasim0" capture /run/sn-pq1 \
@@ -82,6 +88,11 @@ capture /run/sn-smi3 sminfo -C rdmasim1 -P 1
 check "subnet_rdmasim1_master" has_line /run/sn-smi3 "*sm lid 2 *state 3 SMINFO_MASTER"
 check "subnet_mad_to_down_port_lost" refused capture /run/sn-pq2 \
 	perfquery -t 200 -C rdmasim1 -P 1 1 1
+# rdmasim1's own SA answers now, and does not see rdmasim0
+capture /run/sn-sa saquery -C rdmasim1 -P 1
+check "subnet_new_master_sa" has_line /run/sn-sa "*NodeDescription*rdmasim1"
+check "subnet_new_master_sa_sees_one" refused has_line /run/sn-sa \
+	"*NodeDescription*rdmasim0"
 check "subnet_master_cable_up" ctl_dbg port up
 check "subnet_rdmasim0_master_again" sysfs_is "$IB"/rdmasim1/ports/1/sm_lid "0x1"
 

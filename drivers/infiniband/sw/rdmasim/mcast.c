@@ -489,6 +489,7 @@ void rsim_mcast_port_gone(__be64 guid)
 	}
 	mutex_unlock(&rsim_mcg_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_mcast_port_gone);
 
 /**
  * rsim_mcast_show() - the groups and their members, for debugfs

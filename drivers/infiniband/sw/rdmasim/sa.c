@@ -10,7 +10,8 @@
  *  - ClassPortInfo (Get): SendOnlyFullMember joins are supported;
  *  - NodeRecord and PortInfoRecord (Get, GetTable): every port's NodeInfo,
  *    NodeDescription and PortInfo, as its SMA answers them (the M_Key
- *    hidden), matched on any component;
+ *    hidden), matched on any component; a port whose link is down is
+ *    not seen;
  *  - PathRecord (Get, GetTable): the one path between two ports whose
  *    logical state is Active: their LIDs and GIDs, the smaller MTU, 4X
  *    EDR's rate, SL, flow label, traffic class and hop limit as asked (0
@@ -363,11 +364,19 @@ struct rsim_sa_walk {
 	u32 n;
 };
 
+/* a port whose link is down is out of the SA's view, as after a sweep */
+static bool rsim_sa_port_seen(struct rsim_dev *d)
+{
+	return READ_ONCE(d->port.phys_state) == IB_PORT_PHYS_STATE_LINK_UP;
+}
+
 static int rsim_sa_node_one(struct rsim_dev *d, void *arg)
 {
 	struct rsim_sa_walk *w = arg;
 	u8 *rec = w->rec;
 
+	if (!rsim_sa_port_seen(d))
+		return 0;
 	memset(rec, 0, sizeof(w->rec));
 	*(__be16 *)rec = cpu_to_be16(READ_ONCE(d->port.lid));
 	rsim_mad_node_info(d, rec + RSIM_NR_NODE_INFO);
@@ -388,6 +397,8 @@ static int rsim_sa_port_info_one(struct rsim_dev *d, void *arg)
 	struct rsim_sa_walk *w = arg;
 	u8 *rec = w->rec;
 
+	if (!rsim_sa_port_seen(d))
+		return 0;
 	memset(rec, 0, sizeof(w->rec));
 	*(__be16 *)rec = cpu_to_be16(READ_ONCE(d->port.lid));
 	rec[2] = RSIM_PORT;

@@ -1,0 +1,101 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # val: set by guest/lib.sh's kv()
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim: the subnet administrator (drivers/infiniband/sw/rdmasim/sa.c,
+# mcast.c, sa_agent.c), sourced by guest/selftest-subnet.sh while
+# rdmasim0 (LID 1, the master) and rdmasim1 (LID 2) are the subnet.
+# infiniband-diags' saquery on rdmasim1 asks the SA at its SM LID, which
+# is rdmasim0's: GetTable answers come back with RMPP.
+#   - NodeRecord (both nodes, by LID, by name), PortInfoRecord (both
+#     ports IsSM: saquery -s), PathRecord (every pair; 2 -> 1 with the
+#     path's fields), MCMemberRecord (none before IPoIB joins), the SA's
+#     ClassPortInfo; LinkRecord is not the SA's (MAD status 0x000c);
+#   - the SA's faults (debugfs sa/): an error status for NodeRecord only,
+#     a dropped request (saquery sends once: it times out), a delayed
+#     answer; sa/stats counts them;
+#   - IPoIB's broadcast group in sa/groups before anyone joins.
+# Uses check(), capture(), has_line(), lines() and kv() from guest/lib.sh,
+# refused() and $DBG from guest/selftest.sh.
+
+SAQ="saquery -C rdmasim1 -P 1"
+SADBG=$DBG/sa
+
+# shellcheck disable=SC2086 # $SAQ: words
+capture /run/sa-nr $SAQ
+check "sa_node_records" lines /run/sa-nr "*NodeDescription*rdmasim0" \
+	"*NodeDescription*rdmasim1" "*lid*1" "*lid*2"
+# shellcheck disable=SC2086
+capture /run/sa-nr2 $SAQ 2
+check "sa_node_record_by_lid" lines /run/sa-nr2 \
+	"*port_guid*0x02ca510000000101" "*NodeDescription*rdmasim1"
+# shellcheck disable=SC2086
+capture /run/sa-nr3 $SAQ -N rdmasim0
+check "sa_node_record_by_name" has_line /run/sa-nr3 "*NodeDescription*rdmasim0"
+# shellcheck disable=SC2086
+capture /run/sa-sm $SAQ -s
+check "sa_port_info_is_sm" lines /run/sa-sm "*EndPortLid*1" "*EndPortLid*2" \
+	"*master_sm_base_lid*1"
+# every pair: 1 -> 1, 1 -> 2, 2 -> 1, 2 -> 2
+sa_paths() {
+	local n=0 l
+	# shellcheck disable=SC2086
+	$SAQ -p >/run/sa-pr 2>&1 || return 1
+	while IFS= read -r l; do
+		case $l in "PathRecord dump:") n=$((n + 1)) ;; esac
+	done </run/sa-pr
+	[ $n = 4 ] || { echo "$n PathRecords, 4 expected"; return 1; }
+}
+check "sa_path_records_every_pair" sa_paths
+# shellcheck disable=SC2086
+capture /run/sa-pr2 $SAQ -p --src-to-dst 2:1
+# MTU 4096 (5), 100 Gb/s (16), lifetime 18, each with the selector "="
+check "sa_path_record_2_to_1" lines /run/sa-pr2 "*dgid*fe80::2ca:5100:0:1" \
+	"*dlid*1" "*slid*2" "*pkey*0xFFFF" "*mtu*0x85" "*rate*0x90" \
+	"*pkt_life*0x92"
+# shellcheck disable=SC2086
+capture /run/sa-cpi $SAQ ClassPortInfo
+check "sa_class_port_info" lines /run/sa-cpi "*Class version*2" \
+	"*Capability mask 2*0x00001000"
+# shellcheck disable=SC2086
+check "sa_link_record_unsupported" refused capture /run/sa-lr $SAQ -x
+check "sa_link_record_status" has_line /run/sa-lr "*returned 0x000c*"
+check "sa_broadcast_group" has_line "$SADBG/groups" \
+	"mgid ff12:401b:ffff:0000:0000:0000:ffff:ffff mlid 0xc000 qkey 0x00000b1b pkey 0xffff mtu 2048 *well-known"
+
+# faults: an error status for NodeRecord (0x11) only, once
+sa_stat() {
+	kv "$SADBG/stats" "$1"
+}
+sa_stat failed && sa_failed=$val
+echo 0x11 >"$SADBG/attr"
+echo 0x0100 >"$SADBG/error_status"
+echo 1 >"$SADBG/fault/status/fail_nth"
+# shellcheck disable=SC2086
+check "sa_path_not_failed" capture /run/sa-f1 $SAQ -p --src-to-dst 2:1
+check "sa_status_fault_armed" has_line "$SADBG/fault/status/fail_nth" 1
+# shellcheck disable=SC2086
+check "sa_status_fault" refused capture /run/sa-f2 $SAQ 2
+check "sa_status_fault_answer" has_line /run/sa-f2 "*returned 0x0100*"
+# shellcheck disable=SC2086
+check "sa_after_status_fault" capture /run/sa-f3 $SAQ 2
+sa_failed_once() {
+	sa_stat failed && [ "$val" = $((sa_failed + 1)) ]
+}
+check "sa_stats_failed" sa_failed_once
+# a request dropped: saquery sends it once and times out; then delayed
+echo 0 >"$SADBG/attr"
+echo 1 >"$SADBG/fault/drop/fail_nth"
+# shellcheck disable=SC2086
+check "sa_drop_fault" refused capture /run/sa-f4 $SAQ -t 300 2
+check "sa_drop_fault_injected" has_line "$SADBG/fault/drop/injected" 1
+echo 200 >"$SADBG/delay_ms"
+echo 1 >"$SADBG/fault/delay/fail_nth"
+# shellcheck disable=SC2086
+check "sa_delay_fault_answered" capture /run/sa-f5 $SAQ -t 2000 2
+check "sa_delay_fault_injected" has_line "$SADBG/fault/delay/injected" 1
+sa_rmpp() {
+	sa_stat rmpp && [ "$val" -gt 0 ]
+}
+check "sa_stats_rmpp" sa_rmpp
+echo 1000 >"$SADBG/delay_ms"
