@@ -150,7 +150,8 @@ static int rsim_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS;
-	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY | IBK_SG_GAPS_REG;
+	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY | IBK_SG_GAPS_REG |
+				 IBK_BLOCK_MULTICAST_LOOPBACK;
 	/* a device "rdma link add" made, "rdma link del" removes */
 	if (rsim_is_roce(rsim))
 		attr->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
@@ -175,6 +176,9 @@ static int rsim_query_device(struct ib_device *ibdev,
 	attr->max_fast_reg_page_list_len = lim->max_fast_reg_page_list_len;
 	attr->max_pkeys = lim->pkey_tbl_len;
 	attr->local_ca_ack_delay = 15;
+	attr->max_mcast_grp = RSIM_MC_GROUPS;
+	attr->max_mcast_qp_attach = RSIM_MC_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = RSIM_MC_GROUPS * RSIM_MC_QP_ATTACH;
 	return 0;
 }
 
@@ -654,6 +658,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 			 RSIM_DEV_NAME_FMT, rsim->id);
 	INIT_LIST_HEAD(&rsim->roce_node);
 	INIT_LIST_HEAD(&rsim->subnet_node);
+	rsim_mcast_dev_init(rsim);
 	/* dealloc_driver lets go of it */
 	if (cfg->ndev)
 		netdev_hold(cfg->ndev, &rsim->ndev_tracker, GFP_KERNEL);

@@ -159,6 +159,8 @@ struct rsim_budget {
  * @ph: processing hints of the MRs it touched, one bit per PH value
  * @pmem_bytes: bytes written into persistent-memory MRs
  * @n: notifications to deliver once no lock is held
+ * @mcast: a multicast datagram: each receiving port counted what it
+ *	received (rsim_dp_ud_mcast())
  */
 struct rsim_exec {
 	struct rsim_dev *rsim;
@@ -190,6 +192,7 @@ struct rsim_exec {
 	u8 ph;
 	u64 pmem_bytes;
 	struct rsim_notify n;
+	bool mcast;
 };
 
 /**
@@ -1113,16 +1116,12 @@ static bool rsim_ud_reaches(const struct rsim_qp *src,
  * returns NULL: the SEND succeeds and the message is lost (a Q_Key or
  * P_Key mismatch is counted as the port's violation).
  */
-static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
+static struct rsim_qp *rsim_dp_ud_accept(struct rsim_exec *x,
+					 struct rsim_qp *dest)
 {
-	struct rsim_send_wqe *wqe = x->wqe;
-	struct rsim_qp *qp = x->qp, *dest;
-	u32 qkey = wqe->remote_qkey;
+	struct rsim_qp *qp = x->qp;
+	u32 qkey = x->wqe->remote_qkey;
 
-	dest = rsim_dp_dest_get(x, rdma_ah_get_dlid(&wqe->ah),
-				rdma_ah_read_grh(&wqe->ah), wqe->remote_qpn);
-	if (!dest)
-		return NULL;
 	if (!rsim_ud_reaches(qp, dest))
 		goto drop;
 	if (dest->ibqp.qp_type == IB_QPT_SMI)
@@ -1147,6 +1146,16 @@ static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
 drop:
 	rsim_qp_put(dest);
 	return NULL;
+}
+
+static struct rsim_qp *rsim_dp_ud_dest(struct rsim_exec *x)
+{
+	struct rsim_send_wqe *wqe = x->wqe;
+	struct rsim_qp *dest;
+
+	dest = rsim_dp_dest_get(x, rdma_ah_get_dlid(&wqe->ah),
+				rdma_ah_read_grh(&wqe->ah), wqe->remote_qpn);
+	return dest ? rsim_dp_ud_accept(x, dest) : NULL;
 }
 
 /*
@@ -1222,64 +1231,32 @@ static struct rsim_puda_buf *rsim_dp_mad_rx(struct rsim_exec *x,
 }
 
 /*
- * A UD SEND: at most one path MTU; the receive WR gets the GRH's 40 bytes
- * (written only if the address vector has a GRH) and then the payload.
- * No RNR: without a receive WR the message is lost. Datagrams for QP0 and
- * QP1 pass through the device's MAD receive queue (rsim_dp_mad_rx()).
+ * A datagram lands at the responder (@x->peer): a receive WR taken (none:
+ * the message is lost), the GRH's 40 bytes (@grh_src, written only if
+ * @has_grh), then the payload (@inl, or the sender's gather list).
  */
-static int rsim_dp_exec_ud(struct rsim_exec *x)
+static int rsim_dp_ud_land(struct rsim_exec *x, bool has_grh, int net_type,
+			   const void *grh_src, const void *inl)
 {
-	struct rsim_send_wqe *wqe = x->wqe;
-	bool has_grh = rdma_ah_get_ah_flags(&wqe->ah) & IB_AH_GRH;
-	struct ib_wc wc = { .sl = rdma_ah_get_sl(&wqe->ah) };
-	struct rsim_puda_buf *buf = NULL;
-	struct rsim_puda_pool *pool;
-	const void *grh_src, *inl;
-	int ret, net_type = 0;
-	struct ib_grh grh;
+	struct ib_wc wc = { .sl = rdma_ah_get_sl(&x->wqe->ah) };
 	u32 i, skip;
+	int ret;
 
-	ret = rsim_dp_gather(x);
-	if (ret)
-		return ret;
-	if (x->len > ib_mtu_enum_to_int(x->mtu))
-		return IB_WC_LOC_LEN_ERR;
-	ret = rsim_dp_steer(x);
-	if (ret)
-		return ret;
-	if (has_grh) {
-		net_type = rsim_dp_ud_grh(x, &grh);
-		if (net_type < 0)
-			return RSIM_EXEC_DROP;
-	}
-	x->peer = rsim_dp_ud_dest(x);
-	if (!x->peer)
-		return RSIM_EXEC_DROP;
-	grh_src = &grh;
-	inl = rsim_dp_inline(wqe);
-	pool = x->prsim->mad_pool;
-	if (rsim_qp_is_special(x->peer)) {
-		buf = rsim_dp_mad_rx(x, has_grh ? &grh : NULL, &ret);
-		if (!buf)
-			return ret;
-		grh_src = buf->data;
-		inl = buf->data + RSIM_UD_GRH;
-	}
 	/* no RNR: without a receive WR the message is lost */
 	ret = rsim_dp_take_recv(x);
 	if (ret)
-		goto out;
+		return ret;
 	/* UD is unreliable: rsim_dp_resp_fail() loses the message */
 	ret = rsim_dp_scatter(x, RSIM_UD_GRH + x->len);
 	if (ret)
-		goto out;
+		return ret;
 	if (has_grh) {
 		ret = rsim_dp_copy(x, x->qp->rrefs, x->nr, NULL, 0, grh_src,
 				   RSIM_UD_GRH);
 		ret = rsim_dp_copy_failed(x, ret, true, IB_WC_LOC_PROT_ERR,
 					  IB_WC_SUCCESS);
 		if (ret)
-			goto out;
+			return ret;
 	}
 	/* the payload starts after the GRH's place */
 	for (i = 0, skip = RSIM_UD_GRH; i < x->nr && skip; i++) {
@@ -1294,7 +1271,7 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 	ret = rsim_dp_copy_failed(x, ret, true, IB_WC_LOC_PROT_ERR,
 				  IB_WC_SUCCESS);
 	if (ret)
-		goto out;
+		return ret;
 
 	wc.byte_len = x->len + RSIM_UD_GRH;
 	wc.pkey_index = READ_ONCE(x->peer->attr.pkey_index);
@@ -1307,8 +1284,138 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 		ether_addr_copy(wc.smac, x->rsim->cfg.ndev->dev_addr);
 	}
 	rsim_dp_deliver(x, &wc);
-	ret = IB_WC_SUCCESS;
-out:
+	return IB_WC_SUCCESS;
+}
+
+static void rsim_dp_account(struct rsim_dev *rsim,
+			    const struct rsim_dp_stats *did);
+
+/* Is a UD datagram for a multicast group? */
+static bool rsim_dp_ud_is_mcast(struct rsim_exec *x)
+{
+	const struct rdma_ah_attr *ah = &x->wqe->ah;
+	u16 dlid = rdma_ah_get_dlid(ah);
+
+	if (rsim_is_roce(x->rsim))
+		return rdma_ah_read_grh(ah)->dgid.raw[0] == 0xff;
+	return dlid >= be16_to_cpu(IB_MULTICAST_LID_BASE) &&
+	       dlid != be16_to_cpu(IB_LID_PERMISSIVE);
+}
+
+/*
+ * A multicast datagram (mcast_dp.c says who receives it): each receiver
+ * checks the Q_Key and P_Key and takes a receive WR as for unicast, its
+ * completion handlers run (or are queued) before the next receiver's
+ * turn, its port counts what it received. The SEND succeeds whoever
+ * received it; only a failure on the sender's side (its gather list)
+ * fails it.
+ */
+static int rsim_dp_ud_mcast(struct rsim_exec *x, bool has_grh, int net_type,
+			    const struct ib_grh *grh)
+{
+	const struct rdma_ah_attr *ah = &x->wqe->ah;
+	u64 pkts = max_t(u64, 1, DIV_ROUND_UP_ULL(x->len,
+						  ib_mtu_enum_to_int(x->mtu)));
+	struct rsim_mc_dest *dest;
+	int n, i, ret = IB_WC_SUCCESS;
+
+	x->mcast = true;
+	if (x->wqe->remote_qpn != IB_MULTICAST_QPN ||
+	    !rsim_port_passes(x->rsim, IB_QPT_UD))
+		return RSIM_EXEC_DROP;
+	dest = kmalloc_array(RSIM_MC_FANOUT, sizeof(*dest), GFP_ATOMIC);
+	if (!dest)
+		return RSIM_EXEC_DROP;
+	n = rsim_mcast_dests(x->rsim, !x->qp->mc_no_loopback,
+			     rdma_ah_get_dlid(ah),
+			     has_grh ? &rdma_ah_read_grh(ah)->dgid : NULL, dest,
+			     RSIM_MC_FANOUT);
+	for (i = 0; i < n; i++) {
+		struct rsim_dp_stats rcv = {};
+		struct rsim_qp *q;
+
+		if (dest[i].rsim != x->rsim &&
+		    !rsim_port_passes(dest[i].rsim, IB_QPT_UD))
+			continue;
+		q = rsim_qp_get(dest[i].rsim, dest[i].qpn);
+		if (!q)
+			continue;
+		if (READ_ONCE(q->dying) || !rsim_qp_receives(READ_ONCE(q->state))) {
+			rsim_qp_put(q);
+			continue;
+		}
+		x->prsim = dest[i].rsim;
+		x->peer = rsim_dp_ud_accept(x, q);
+		if (!x->peer)
+			continue;
+		ret = rsim_dp_ud_land(x, has_grh, net_type, grh,
+				      rsim_dp_inline(x->wqe));
+		if (ret == IB_WC_SUCCESS) {
+			rcv.port.rcv_data = x->len;
+			rcv.port.rcv_pkts = pkts;
+			rsim_dp_account(x->prsim, &rcv);
+		}
+		rsim_notify_run(&x->n, x->worker ? NULL : x->qp);
+		rsim_mr_refs_put(x->qp->rrefs, x->nr);
+		x->nr = 0;
+		rsim_qp_put(x->peer);
+		x->peer = NULL;
+		if (ret != IB_WC_SUCCESS && ret != RSIM_EXEC_DROP)
+			break;
+		ret = IB_WC_SUCCESS;
+	}
+	rsim_mcast_dests_put(dest, n);
+	kfree(dest);
+	return ret;
+}
+
+/*
+ * A UD SEND: at most one path MTU; the receive WR gets the GRH's 40 bytes
+ * (written only if the address vector has a GRH) and then the payload.
+ * No RNR: without a receive WR the message is lost. Datagrams for QP0 and
+ * QP1 pass through the device's MAD receive queue (rsim_dp_mad_rx()); a
+ * datagram to a multicast LID reaches the group's receivers
+ * (rsim_dp_ud_mcast()).
+ */
+static int rsim_dp_exec_ud(struct rsim_exec *x)
+{
+	struct rsim_send_wqe *wqe = x->wqe;
+	bool has_grh = rdma_ah_get_ah_flags(&wqe->ah) & IB_AH_GRH;
+	struct rsim_puda_buf *buf = NULL;
+	struct rsim_puda_pool *pool;
+	const void *grh_src, *inl;
+	int ret, net_type = 0;
+	struct ib_grh grh;
+
+	ret = rsim_dp_gather(x);
+	if (ret)
+		return ret;
+	if (x->len > ib_mtu_enum_to_int(x->mtu))
+		return IB_WC_LOC_LEN_ERR;
+	ret = rsim_dp_steer(x);
+	if (ret)
+		return ret;
+	if (has_grh) {
+		net_type = rsim_dp_ud_grh(x, &grh);
+		if (net_type < 0)
+			return RSIM_EXEC_DROP;
+	}
+	if (rsim_dp_ud_is_mcast(x))
+		return rsim_dp_ud_mcast(x, has_grh, net_type, &grh);
+	x->peer = rsim_dp_ud_dest(x);
+	if (!x->peer)
+		return RSIM_EXEC_DROP;
+	grh_src = &grh;
+	inl = rsim_dp_inline(wqe);
+	pool = x->prsim->mad_pool;
+	if (rsim_qp_is_special(x->peer)) {
+		buf = rsim_dp_mad_rx(x, has_grh ? &grh : NULL, &ret);
+		if (!buf)
+			return ret;
+		grh_src = buf->data;
+		inl = buf->data + RSIM_UD_GRH;
+	}
+	ret = rsim_dp_ud_land(x, has_grh, net_type, grh_src, inl);
 	if (buf)
 		rsim_puda_put(pool, buf);
 	return ret;
@@ -1675,7 +1782,11 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 	 * What arrived counts at the receiving port, if it arrived (RoCE
 	 * counts nothing received at the sender even on one device)
 	 */
-	if (rsim_is_roce(x->rsim) || (x->peer && x->prsim != x->rsim)) {
+	if (x->mcast) {
+		/* each receiving port counted its own copy */
+		wr_did.port.rcv_data = 0;
+		wr_did.port.rcv_pkts = 0;
+	} else if (rsim_is_roce(x->rsim) || (x->peer && x->prsim != x->rsim)) {
 		struct rsim_dp_stats rcv = {};
 
 		swap(rcv.port.rcv_data, wr_did.port.rcv_data);

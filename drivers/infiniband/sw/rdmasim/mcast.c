@@ -101,23 +101,26 @@ static const struct rsim_sa_field rsim_mcm_fields[] = {
 
 /**
  * struct rsim_mcg_member - a port in a group
- * @node: on the group's @members
+ * @node: on the group's @members (RCU: the data path reads them)
  * @guid: the port's GUID (its PortGID is the subnet prefix and this)
- * @join_state: its JoinState bits
+ * @join_state: its JoinState bits (WRITE_ONCE: the data path reads them)
+ * @rcu: freed after the readers
  */
 struct rsim_mcg_member {
 	struct list_head node;
 	__be64 guid;
 	u8 join_state;
+	struct rcu_head rcu;
 };
 
 /**
  * struct rsim_mcg - a multicast group
- * @node: on rsim_mcgs
+ * @node: on rsim_mcgs (RCU: the data path finds a group's member ports)
  * @rec: the group's MCMemberRecord, PortGID and JoinState zero
  * @mlid: its multicast LID
  * @well_known: made by the SA; stays without members
  * @members: its &struct rsim_mcg_member
+ * @rcu: freed after the readers
  */
 struct rsim_mcg {
 	struct list_head node;
@@ -125,10 +128,14 @@ struct rsim_mcg {
 	u16 mlid;
 	bool well_known;
 	struct list_head members;
+	struct rcu_head rcu;
 };
 
 static LIST_HEAD(rsim_mcgs);
-/* protects rsim_mcgs, every group and its members; taken in process context */
+/*
+ * protects rsim_mcgs, every group and its members (writers; the data
+ * path reads them under RCU); taken in process context
+ */
 static DEFINE_MUTEX(rsim_mcg_lock);
 /* the multicast LIDs in use (its own lock) */
 static DEFINE_IDA(rsim_mlid_ida);
@@ -158,11 +165,13 @@ static void rsim_mcg_free(struct rsim_mcg *g)
 {
 	struct rsim_mcg_member *m, *tmp;
 
-	list_for_each_entry_safe(m, tmp, &g->members, node)
-		kfree(m);
-	list_del(&g->node);
+	list_for_each_entry_safe(m, tmp, &g->members, node) {
+		list_del_rcu(&m->node);
+		kfree_rcu(m, rcu);
+	}
+	list_del_rcu(&g->node);
 	ida_free(&rsim_mlid_ida, g->mlid);
-	kfree(g);
+	kfree_rcu(g, rcu);
 }
 
 /* @g's record for member @m (or with its JoinState @join) at @out */
@@ -287,7 +296,7 @@ static u16 rsim_mcg_create(const struct rsim_sa_query *q, struct rsim_mcg **out)
 		rsim_sa_put_bits(g->rec, RSIM_MCM_SCOPE_BIT, 4, g->rec[1] & 0xf);
 	rsim_sa_put_bits(g->rec, RSIM_MCM_JOIN_BIT, 4, 0);
 	rsim_sa_put_bits(g->rec, 392, 8, 0);		/* ProxyJoin, reserved */
-	list_add_tail(&g->node, &rsim_mcgs);
+	list_add_tail_rcu(&g->node, &rsim_mcgs);
 	*out = g;
 	return 0;
 }
@@ -358,9 +367,9 @@ static u16 rsim_mcg_join(const struct rsim_sa_query *q, __be64 requester,
 			return RSIM_SA_ERR_NO_RESOURCES;
 		}
 		m->guid = guid;
-		list_add_tail(&m->node, &g->members);
+		list_add_tail_rcu(&m->node, &g->members);
 	}
-	m->join_state |= join;
+	WRITE_ONCE(m->join_state, m->join_state | join);
 	rsim_mcg_record(g, guid, m->join_state, out);
 	return 0;
 }
@@ -385,10 +394,10 @@ static u16 rsim_mcg_leave(const struct rsim_sa_query *q, __be64 requester,
 	if (!m || !(m->join_state & join))
 		return RSIM_SA_ERR_REQ_INVALID;
 	rsim_mcg_record(g, guid, join, out);
-	m->join_state &= ~join;
+	WRITE_ONCE(m->join_state, m->join_state & ~join);
 	if (!m->join_state) {
-		list_del(&m->node);
-		kfree(m);
+		list_del_rcu(&m->node);
+		kfree_rcu(m, rcu);
 	}
 	if (list_empty(&g->members) && !g->well_known)
 		rsim_mcg_free(g);
@@ -482,14 +491,48 @@ void rsim_mcast_port_gone(__be64 guid)
 		m = rsim_mcg_member(g, guid);
 		if (!m)
 			continue;
-		list_del(&m->node);
-		kfree(m);
+		list_del_rcu(&m->node);
+		kfree_rcu(m, rcu);
 		if (list_empty(&g->members) && !g->well_known)
 			rsim_mcg_free(g);
 	}
 	mutex_unlock(&rsim_mcg_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_mcast_port_gone);
+
+/**
+ * rsim_mcast_port_receives() - does a group's traffic reach a port?
+ * @mlid: the group's multicast LID
+ * @guid: the port's GUID
+ *
+ * What a switch's multicast forwarding table says: the port is a member
+ * of the group with that MLID, as a FullMember or NonMember (a send-only
+ * member receives nothing).
+ *
+ * Context: any; does not sleep.
+ * Return: true if a datagram to @mlid is forwarded to the port.
+ */
+bool rsim_mcast_port_receives(u16 mlid, __be64 guid)
+{
+	struct rsim_mcg_member *m;
+	struct rsim_mcg *g;
+	bool yes = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(g, &rsim_mcgs, node) {
+		if (g->mlid != mlid)
+			continue;
+		list_for_each_entry_rcu(m, &g->members, node)
+			if (m->guid == guid &&
+			    (READ_ONCE(m->join_state) &
+			     (RSIM_JOIN_FULL | BIT(NONMEMBER_JOIN))))
+				yes = true;
+		break;
+	}
+	rcu_read_unlock();
+	return yes;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_mcast_port_receives);
 
 /**
  * rsim_mcast_show() - the groups and their members, for debugfs

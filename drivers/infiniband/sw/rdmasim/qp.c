@@ -206,7 +206,10 @@ static int rsim_qp_check_init(struct rsim_dev *rsim,
 	default:
 		return -EOPNOTSUPP;
 	}
-	if (init->create_flags || init->rwq_ind_tbl)
+	/* a UD QP may keep its multicast datagrams off its own port */
+	if ((init->create_flags & ~IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK) ||
+	    (init->create_flags && init->qp_type != IB_QPT_UD) ||
+	    init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
 	if (init->srq && (init->srq->srq_type != IB_SRQT_BASIC ||
 			  init->qp_type == IB_QPT_SMI ||
@@ -278,6 +281,8 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->state = IB_QPS_RESET;
 	qp->owner = RSIM_SQ_IDLE;
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->mc_no_loopback = init->create_flags &
+			     IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
 	qp->max_inline = init->cap.max_inline_data;
 	qp->cpu = WORK_CPU_UNBOUND;
 	qp->steer_cpu = -1;
@@ -353,6 +358,8 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	/* no lookup finds it from here on */
 	xa_erase_bh(&rsim->qp_xa, ibqp->qp_num);
+	/* nor a multicast datagram (its QP number could be reused) */
+	rsim_mcast_qp_gone(qp);
 	spin_lock_irq(&qp->lock);
 	qp->dying = true;
 	qp->stopping = true;
@@ -1089,8 +1096,10 @@ out:
 }
 
 const struct ib_device_ops rsim_qp_ops = {
+	.attach_mcast = rsim_attach_mcast,
 	.create_qp = rsim_create_qp,
 	.destroy_qp = rsim_destroy_qp,
+	.detach_mcast = rsim_detach_mcast,
 	.modify_qp = rsim_modify_qp,
 	.post_recv = rsim_post_recv,
 	.post_send = rsim_post_send,

@@ -428,6 +428,9 @@ struct rsim_sa_port {
  * @subnet_node: on subnet.c's list of InfiniBand-mode devices, which the
  *	data path routes by destination LID (RCU)
  * @sa: the subnet administrator's agent on the port (sa_agent.c)
+ * @mc_lock: protects @mc_grps and @mc_ngrps (mcast_dp.c); BH off
+ * @mc_grps: the multicast groups the device's UD QPs are attached to
+ * @mc_ngrps: how many
  * @dead: set by dealloc_driver: the ib_device is unregistered, whoever
  *	unregistered it (main.c reaps the platform device)
  * @dp_test_hook: KUnit only: called by the engine after a WR executed and
@@ -468,6 +471,9 @@ struct rsim_dev {
 	struct list_head roce_node;
 	struct list_head subnet_node;
 	struct rsim_sa_port sa;
+	spinlock_t mc_lock;	/* protects mc_grps, mc_ngrps; BH off */
+	struct list_head mc_grps;
+	u32 mc_ngrps;
 	bool dead;
 #if IS_ENABLED(CONFIG_KUNIT)
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
@@ -744,6 +750,8 @@ enum rsim_sq_owner {
  *	queue's owner (rsim_dp_stop()): nobody claims the queue, queues the
  *	worker or takes the queue over on the worker until it is cleared
  * @sq_sig_all: IB_SIGNAL_ALL_WR
+ * @mc_no_loopback: IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK: its multicast
+ *	datagrams reach no QP of its own port
  * @max_inline: inline data limit
  * @cpu: the worker's CPU for this QP, or WORK_CPU_UNBOUND (the CPU that
  *	hands the work over)
@@ -778,6 +786,7 @@ struct rsim_qp {
 	bool dying;
 	bool stopping;
 	bool sq_sig_all;
+	bool mc_no_loopback;
 	u32 max_inline;
 	int cpu;
 	int steer_cpu;
@@ -1109,6 +1118,7 @@ int rsim_mcast_answer(const struct rsim_sa_query *q, __be64 requester,
 		      struct rsim_sa_answer *a);
 void rsim_mcast_port_gone(__be64 guid);
 void rsim_mcast_show(struct seq_file *m);
+bool rsim_mcast_port_receives(u16 mlid, __be64 guid);
 
 /* sa_agent.c: the SA's MAD agent, faults and debugfs */
 int rsim_sa_init(void);
@@ -1116,6 +1126,33 @@ void rsim_sa_exit(void);
 int rsim_sa_start(void);
 void rsim_sa_stop(void);
 void rsim_sa_debugfs_init(struct dentry *root);
+
+/* mcast_dp.c: QPs attached to multicast groups, a datagram's receivers */
+#define RSIM_MC_GROUPS		1024	/* max_mcast_grp */
+#define RSIM_MC_QP_ATTACH	56	/* max_mcast_qp_attach, as rxe */
+/* the most QPs one multicast datagram reaches, the subnet over */
+#define RSIM_MC_FANOUT		256
+
+/**
+ * struct rsim_mc_dest - one receiver of a multicast datagram
+ * @rsim: its device
+ * @qpn: its QP number
+ * @held: @rsim is held (rsim_mcast_dests_put() lets it go)
+ */
+struct rsim_mc_dest {
+	struct rsim_dev *rsim;
+	u32 qpn;
+	bool held;
+};
+
+int rsim_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int rsim_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void rsim_mcast_qp_gone(struct rsim_qp *qp);
+int rsim_mcast_dests(struct rsim_dev *from, bool loopback, u16 mlid,
+		     const union ib_gid *mgid, struct rsim_mc_dest *dest,
+		     int max);
+void rsim_mcast_dests_put(struct rsim_mc_dest *dest, int n);
+void rsim_mcast_dev_init(struct rsim_dev *rsim);
 struct rsim_fault_point *rsim_sa_fault_point(int site);
 void rsim_sa_fault_settings(u16 attr_id, u16 status, u32 delay_ms);
 u64 rsim_sa_served(void);
