@@ -20,6 +20,8 @@
 #     master again;
 #   - the subnet administrator (guest/selftest-sa.sh), and rdmasim1's
 #     SA once it is the master;
+#   - IPoIB between the two, datagram and connected mode, in network
+#     namespaces of their own (guest/selftest-ipoib.sh);
 #   - a LID in use refused to an SMP and to a new device; rdmasim1
 #     deleted.
 # Uses check(), capture(), has_line(), sysfs_is(), field() and kv() from
@@ -77,6 +79,10 @@ fi
 # the subnet administrator, at rdmasim0
 # shellcheck source=selftest-sa.sh
 . "$RSIM_TOP/scripts/guest/selftest-sa.sh"
+
+# IPoIB between the two devices, where the kernel has it
+# shellcheck source=selftest-ipoib.sh
+. "$RSIM_TOP/scripts/guest/selftest-ipoib.sh"
 
 # the master's cable pulled: rdmasim1 is the master, its own SM; the
 # query that reaches rdmasim0 before is lost after

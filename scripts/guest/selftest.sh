@@ -227,6 +227,10 @@ check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 # shellcheck source=selftest-provider.sh
 . "$RSIM_TOP/scripts/guest/selftest-provider.sh"
 
+# pairs of rdma_cm programs (RoCE's and IPoIB's stanzas)
+# shellcheck source=cm-pair.sh
+. "$RSIM_TOP/scripts/guest/cm-pair.sh"
+
 # the InfiniBand subnet: rdmasim1 beside rdmasim0, MADs and the
 # pingpongs between them, the master SM handing over
 # shellcheck source=selftest-subnet.sh

@@ -1,0 +1,224 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # val: set by guest/lib.sh's kv()
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim: IPoIB (ib_ipoib) over the InfiniBand subnet, sourced by
+# guest/selftest-subnet.sh while rdmasim0 (LID 1, the master SM and SA)
+# and rdmasim1 (LID 2) are the subnet, where the test kernel has IPoIB
+# (7.3's debug kernel). Each device's interface in a network namespace of
+# its own (rsim_ib0, rsim_ib1), so nothing takes a short cut through
+# local routing:
+#   - both come up with carrier once they joined the broadcast group,
+#     which the SA made (their ipoib debugfs ib<N>_mcg, the SA's groups,
+#     saquery's MCMemberRecords); datagram mode, MTU 2044;
+#   - ping over IPv6 link-local and over IPv4 (loopback-range addresses,
+#     route_localnet, the namespaces' lo down), and a TCP transfer of
+#     4 MiB with its data compared (guest/tcp-copy.py);
+#   - with rdma-core's build, rdma_cm over the IPoIB addresses across the
+#     namespaces (rping -V: the SA's PathRecord, the IB CM between the
+#     devices) and with AF_IB (ucmatose -f gid, rdmasim0's GID to
+#     rdmasim1's);
+#   - connected mode (RC over the IB CM, with an SRQ): MTU 65520, a ping
+#     of 8000 bytes, the TCP transfer again, the RC QPs and the SRQ seen
+#     with rdma res;
+#   - the namespaces deleted, ib_ipoib removed: the ports leave every
+#     group (the SA's groups back to the broadcast group alone).
+# Uses check(), capture(), has_line(), lines(), wait_for(), sysfs_is() and
+# refused() from guest/lib.sh and guest/selftest.sh, $DBG, sa_stat() from
+# guest/selftest-sa.sh, rdma_core_env() and cm_pair() from
+# guest/cm-pair.sh.
+
+IPOIB_NS0=rsim_ib0
+IPOIB_NS1=rsim_ib1
+IPOIB_TCP=18700
+IPOIB_CM=18701
+
+# ipoib_if dev: the IPoIB interface of InfiniBand device <dev> in $val
+ipoib_if() {
+	local i
+	val=
+	for i in /sys/class/net/ib*; do
+		[ -e "$i/device/infiniband/$1" ] || continue
+		val=${i##*/}
+		return 0
+	done
+	echo "no IPoIB interface on $1"
+	return 1
+}
+in_ib0() {
+	ip netns exec $IPOIB_NS0 "$@"
+}
+in_ib1() {
+	ip netns exec $IPOIB_NS1 "$@"
+}
+# ipoib_ll ns if: <if>'s IPv6 link-local address in <ns>, in $val
+ipoib_ll() {
+	local l
+	val=
+	ip netns exec "$1" ip -6 -o addr show dev "$2" scope link >/run/ib-ll 2>&1
+	while read -r l; do
+		l=${l#*inet6 }
+		val=${l%%/*}
+		return 0
+	done </run/ib-ll
+	echo "$2: no link-local address"
+	return 1
+}
+ipoib_carrier() {
+	ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null |
+		{ read -r c; [ "$c" = 1 ]; }
+}
+ipoib_is() {
+	local v
+	v=$(ip netns exec "$1" cat "/sys/class/net/$2/$3") || return 1
+	[ "$v" = "$4" ] || { echo "$2/$3: '$v' != '$4'"; return 1; }
+}
+# ipoib_tcp name dest: 4 MiB from rsim_ib0 to <dest> in rsim_ib1 over
+# TCP, the data compared
+ipoib_tcp() {
+	local srv rc=0
+	rm -f /run/ib-recv /run/ib-ready
+	in_ib1 "$RSIM_TOP/scripts/guest/tcp-copy.py" recv $IPOIB_TCP \
+		/run/ib-recv /run/ib-ready &
+	srv=$!
+	wait_for "the TCP receiver" 30 test -e /run/ib-ready || rc=1
+	[ $rc = 0 ] && { in_ib0 timeout 120 "$RSIM_TOP/scripts/guest/tcp-copy.py" \
+		send "$1" $IPOIB_TCP /run/ib-data || rc=1; }
+	[ $rc = 0 ] || kill $srv 2>/dev/null
+	wait $srv || rc=1
+	[ $rc = 0 ] || return 1
+	cmp /run/ib-data /run/ib-recv
+}
+
+MP="modprobe -d $RSIM_MODROOT -S $RSIM_KVER"
+# shellcheck disable=SC2086
+if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
+	# shellcheck disable=SC2086 # $MP: words
+	check "ipoib_modprobe" $MP ib_ipoib
+	ipoib_if rdmasim0 && IB0=$val
+	ipoib_if rdmasim1 && IB1=$val
+	check "ipoib_interfaces" test -n "${IB0:-}" -a -n "${IB1:-}"
+	check "ipoib_netns" ip netns add $IPOIB_NS0
+	check "ipoib_netns_peer" ip netns add $IPOIB_NS1
+	check "ipoib_move" ip link set "$IB0" netns $IPOIB_NS0
+	check "ipoib_move_peer" ip link set "$IB1" netns $IPOIB_NS1
+	# IPv4 with loopback-range addresses: the namespaces' lo stays down
+	# (no local 127/8 route), route_localnet lets 127/8 through ib<N>
+	for ib_n in 0 1; do
+		eval "ifn=\$IB$ib_n"
+		ip netns exec rsim_ib$ib_n sh -c \
+			"echo 1 >/proc/sys/net/ipv4/conf/$ifn/route_localnet; \
+			echo 0 >/proc/sys/net/ipv6/conf/$ifn/accept_dad"
+		ip netns exec rsim_ib$ib_n ip addr add \
+			"127.1.0.$((ib_n + 1))/16" dev "$ifn"
+	done
+	check "ipoib_up" in_ib0 ip link set "$IB0" up
+	check "ipoib_up_peer" in_ib1 ip link set "$IB1" up
+	check "ipoib_carrier" wait_for "$IB0's carrier" 60 \
+		ipoib_carrier $IPOIB_NS0 "$IB0"
+	check "ipoib_carrier_peer" wait_for "$IB1's carrier" 60 \
+		ipoib_carrier $IPOIB_NS1 "$IB1"
+	check "ipoib_datagram" ipoib_is $IPOIB_NS0 "$IB0" mode datagram
+	# the broadcast group's MTU (2048) less IPoIB's 4-byte header
+	check "ipoib_mtu_2044" ipoib_is $IPOIB_NS0 "$IB0" mtu 2044
+	# read whole, with cat: once, with the shell's read builtin stopping
+	# at the first line matched, kmemleak reported two of ipoib_fs.c's
+	# 64-byte iterators (ipoib_mcg_seq_stop() frees nothing); not
+	# reproduced since with dd's partial reads, so not a finding yet
+	cat "/sys/kernel/debug/ipoib/${IB0}_mcg" >/run/ib-mcg
+	check "ipoib_mcg_broadcast" has_line /run/ib-mcg \
+		"GID: ff12:401b:ffff:0:0:0:ffff:ffff"
+	check "ipoib_sa_members" lines "$DBG/sa/groups" \
+		"mgid ff12:401b:ffff:0000:0000:0000:ffff:ffff mlid 0xc000 *" \
+		"  member 0x02ca510000000001 join_state 0x1" \
+		"  member 0x02ca510000000101 join_state 0x1"
+	# a record per member: the broadcast group's two
+	ipoib_mcmr() {
+		local l k=0
+		saquery -C rdmasim1 -P 1 -g >/run/ib-mcmr 2>&1 || return 1
+		while IFS= read -r l; do
+			case $l in *MGID*ff12:401b:ffff::ffff:ffff) k=$((k + 1)) ;; esac
+		done </run/ib-mcmr
+		[ $k = 2 ] || { echo "$k broadcast records, 2 expected"; return 1; }
+		has_line /run/ib-mcmr "*Mlid*0xC000"
+	}
+	check "ipoib_saquery_mcmember" ipoib_mcmr
+
+	ipoib_ll $IPOIB_NS1 "$IB1" && IPOIB_LL1="$val%$IB0"
+	check "ipoib_ping6" in_ib0 ping -6 -c 3 -W 5 "${IPOIB_LL1:-}"
+	check "ipoib_ping4" in_ib0 ping -4 -c 3 -W 5 127.1.0.2
+	head -c 4194304 /dev/urandom >/run/ib-data
+	check "ipoib_tcp_datagram" ipoib_tcp "${IPOIB_LL1:-}"
+
+	# rdma_cm over IPoIB's addresses, across the namespaces: the route
+	# from the SA (PathRecord), the IB CM's MADs between the devices,
+	# rping's data verified; with AF_IB (GIDs, no IP), ucmatose from
+	# rdmasim0's GID to rdmasim1's. In a subshell: rdma-core's libraries
+	# for these programs only.
+	ipoib_ll $IPOIB_NS1 "$IB1" && IPOIB_LL1S="$val%$IB1"
+	ipoib_rping() {
+		(
+			rdma_core_env || exit 1
+			cm_pair ib-rping $IPOIB_CM \
+				"ip netns exec $IPOIB_NS1 $CMB/rping -s -a $IPOIB_LL1S -p $IPOIB_CM -C 5 -V -v" \
+				"ip netns exec $IPOIB_NS0 $CMB/rping -c -a $IPOIB_LL1 -p $IPOIB_CM -C 5 -V"
+		) || return 1
+		has_line /run/ib-rping-srv "*server ping data: rdma-ping-4:*"
+	}
+	# its listener bound once the server says it starts (rdma res
+	# shows no AF_IB ID; the bind and listen follow at once; its stdout
+	# line-buffered to say so)
+	ipoib_af_ib_ready() {
+		has_line /run/ib-ucma-af-ib-srv "cmatose: starting server" \
+			>/dev/null && sleep 1
+	}
+	ipoib_ucmatose_af_ib() {
+		(
+			rdma_core_env || exit 1
+			# shellcheck disable=SC2034 # cm_pair()'s
+			CM_READY=ipoib_af_ib_ready
+			cm_pair ib-ucma-af-ib $IPOIB_CM \
+				"stdbuf -oL $CMB/ucmatose -f gid -b fe80::2ca:5100:0:101 -p $IPOIB_CM" \
+				"$CMB/ucmatose -f gid -b fe80::2ca:5100:0:1 -s fe80::2ca:5100:0:101 -p $IPOIB_CM"
+		)
+	}
+	if [ -n "${RSIM_RDMA_CORE_ENV:-}" ]; then
+		sa_stat requests && ib_sa_req=$val
+		check "ipoib_rdma_cm_rping" ipoib_rping
+		ipoib_sa_asked() {
+			sa_stat requests && [ "$val" -gt "$ib_sa_req" ]
+		}
+		check "ipoib_rdma_cm_path_from_sa" ipoib_sa_asked
+		check "ipoib_rdma_cm_af_ib" ipoib_ucmatose_af_ib
+	fi
+
+	# connected mode: RC QPs through the IB CM, an SRQ
+	check "ipoib_connected" in_ib0 sh -c "echo connected >/sys/class/net/$IB0/mode"
+	check "ipoib_connected_peer" in_ib1 sh -c "echo connected >/sys/class/net/$IB1/mode"
+	check "ipoib_mtu_65520" ipoib_is $IPOIB_NS0 "$IB0" mtu 65520
+	check "ipoib_ping6_8000" in_ib0 ping -6 -c 3 -W 5 -s 8000 "${IPOIB_LL1:-}"
+	check "ipoib_tcp_connected" ipoib_tcp "${IPOIB_LL1:-}"
+	capture /run/ib-qps rdma res show qp link rdmasim1/1
+	check "ipoib_cm_rc_qps" has_line /run/ib-qps "*type RC *"
+	capture /run/ib-srq rdma res show srq dev rdmasim1
+	check "ipoib_cm_srq" has_line /run/ib-srq "*rdmasim1*"
+
+	# gone: the interfaces back to the initial namespace, the module
+	# out, every membership left
+	check "ipoib_netns_del" ip netns del $IPOIB_NS0
+	check "ipoib_netns_del_peer" ip netns del $IPOIB_NS1
+	check "ipoib_rmmod" rmmod ib_ipoib
+	ipoib_left() {
+		local l k=0
+		while IFS= read -r l; do
+			k=$((k + 1))
+			case $l in
+			"mgid ff12:401b:ffff:0000:0000:0000:ffff:ffff"*) ;;
+			*) echo "left: $l"; return 1 ;;
+			esac
+		done <"$DBG/sa/groups"
+		[ $k = 1 ]
+	}
+	check "ipoib_groups_left" wait_for "IPoIB's groups to be left" 30 \
+		ipoib_left
+fi
