@@ -428,3 +428,55 @@ void rsim_kunit_expect_master_sm_lid(struct kunit *test, struct rsim_dev *rsim,
 	KUNIT_EXPECT_EQ(test, READ_ONCE(rsim->port.sm_master), m == rsim);
 	rsim_subnet_put(rsim, m);
 }
+
+static void rsim_kunit_ev_handler(struct ib_event_handler *h,
+				  struct ib_event *ev)
+{
+	struct rsim_kunit_ev_count *e =
+		container_of(h, struct rsim_kunit_ev_count, h);
+
+	if (ev->event < ARRAY_SIZE(e->n) && ev->element.port_num == 1)
+		atomic_inc(&e->n[ev->event]);
+}
+
+static void rsim_kunit_ev_stop(void *arg)
+{
+	ib_unregister_event_handler(arg);
+}
+
+/**
+ * rsim_kunit_ev_count() - count @rsim's port events until the test ends
+ * @test: the test
+ * @rsim: the device
+ *
+ * Return: the counts; aborts the test on failure.
+ */
+struct rsim_kunit_ev_count *rsim_kunit_ev_count(struct kunit *test,
+						struct rsim_dev *rsim)
+{
+	struct rsim_kunit_ev_count *e = kunit_kzalloc(test, sizeof(*e),
+						      GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	INIT_IB_EVENT_HANDLER(&e->h, &rsim->ibdev, rsim_kunit_ev_handler);
+	ib_register_event_handler(&e->h);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   rsim_kunit_ev_stop,
+							   &e->h));
+	return e;
+}
+
+/**
+ * rsim_kunit_ev_seen() - events of @type so far
+ * @e: the counts
+ * @type: the event type
+ *
+ * The core delivers events from its workqueue: flushed first.
+ *
+ * Return: how many were seen.
+ */
+int rsim_kunit_ev_seen(struct rsim_kunit_ev_count *e, enum ib_event_type type)
+{
+	flush_workqueue(ib_wq);
+	return atomic_read(&e->n[type]);
+}

@@ -53,6 +53,22 @@ static inline void rsim_kunit_events_flush(struct rsim_dev *rsim)
 
 int rsim_kunit_cq_wait(struct ib_cq *cq, struct ib_wc *wc, int n,
 		       unsigned int ms);
+
+/**
+ * struct rsim_kunit_ev_count - a device's asynchronous events on port 1,
+ *	counted by type (rsim_kunit_ev_count())
+ * @h: the handler
+ * @n: events seen, by enum ib_event_type
+ */
+struct rsim_kunit_ev_count {
+	struct ib_event_handler h;
+	atomic_t n[32];
+};
+
+struct rsim_kunit_ev_count *rsim_kunit_ev_count(struct kunit *test,
+						struct rsim_dev *rsim);
+int rsim_kunit_ev_seen(struct rsim_kunit_ev_count *e,
+		       enum ib_event_type type);
 int rsim_kunit_ud_to_rts(struct ib_qp *qp, u32 qkey, u16 pkey_index);
 struct ib_dmah *rsim_kunit_dmah(struct kunit *test, struct rsim_dev *rsim,
 				u8 fields, u32 cpu, u32 mem_type, u8 ph);

@@ -426,46 +426,6 @@ static void mad_port_save(struct kunit *test, struct rsim_dev *rsim)
 							   sv));
 }
 
-/* asynchronous events of one device, counted by type */
-struct mad_events {
-	struct ib_event_handler h;
-	atomic_t n[32];
-};
-
-static void mad_event_handler(struct ib_event_handler *h,
-			      struct ib_event *ev)
-{
-	struct mad_events *e = container_of(h, struct mad_events, h);
-
-	if (ev->event < ARRAY_SIZE(e->n) && ev->element.port_num == 1)
-		atomic_inc(&e->n[ev->event]);
-}
-
-static void mad_events_stop(void *arg)
-{
-	ib_unregister_event_handler(arg);
-}
-
-static struct mad_events *mad_events(struct kunit *test, struct rsim_dev *rsim)
-{
-	struct mad_events *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, e);
-	INIT_IB_EVENT_HANDLER(&e->h, &rsim->ibdev, mad_event_handler);
-	ib_register_event_handler(&e->h);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-							   mad_events_stop,
-							   &e->h));
-	return e;
-}
-
-/* events seen so far of @type (after the core's event work ran) */
-static int mad_events_of(struct mad_events *e, enum ib_event_type type)
-{
-	flush_workqueue(ib_wq);
-	return atomic_read(&e->n[type]);
-}
-
 /* f->in becomes SubnSet(PortInfo) of the port's current PortInfo */
 static void mad_port_info_for_set(struct kunit *test, struct mad_fixture *f)
 {
@@ -503,7 +463,7 @@ static struct ib_port_info *mad_out_pi(struct mad_fixture *f)
 static void rsim_mad_test_set_port_info(struct kunit *test)
 {
 	struct mad_fixture *f = mad_fixture(test);
-	struct mad_events *ev = mad_events(test, f->rsim);
+	struct rsim_kunit_ev_count *ev = rsim_kunit_ev_count(test, f->rsim);
 	struct ib_port_info *pi = mad_in_pi(f);
 	struct ib_port_attr attr;
 	u16 lid;
@@ -532,17 +492,17 @@ static void rsim_mad_test_set_port_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, attr.sm_sl, 5);
 	KUNIT_EXPECT_EQ(test, attr.subnet_timeout, 12);
 	KUNIT_EXPECT_EQ(test, attr.active_mtu, IB_MTU_2048);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_LID_CHANGE), 1);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_SM_CHANGE), 1);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_CLIENT_REREGISTER),
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_LID_CHANGE), 1);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_SM_CHANGE), 1);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_CLIENT_REREGISTER),
 			1);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_PORT_ERR), 0);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_PORT_ERR), 0);
 
 	/* the same Set again changes nothing and raises nothing new */
 	pi->clientrereg_resv_subnetto = 12;
 	mad_expect_reply(test, f, mad_run(f, 1), 0);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_LID_CHANGE), 1);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_SM_CHANGE), 1);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_LID_CHANGE), 1);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_SM_CHANGE), 1);
 }
 
 enum mad_pi_fault {
@@ -689,7 +649,7 @@ static u16 mad_set_state(struct kunit *test, struct mad_fixture *f,
 static void rsim_mad_test_port_states(struct kunit *test)
 {
 	struct mad_fixture *f = mad_fixture(test);
-	struct mad_events *ev = mad_events(test, f->rsim);
+	struct rsim_kunit_ev_count *ev = rsim_kunit_ev_count(test, f->rsim);
 	struct rsim_port *port = &f->rsim->port;
 	struct ib_port_attr attr;
 	enum ib_port_state cached;
@@ -697,7 +657,7 @@ static void rsim_mad_test_port_states(struct kunit *test)
 	mad_port_save(test, f->rsim);
 	KUNIT_EXPECT_EQ(test, mad_set_state(test, f, IB_PORT_DOWN, 0), 0);
 	KUNIT_EXPECT_EQ(test, port->state, IB_PORT_INIT);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_PORT_ERR), 1);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_PORT_ERR), 1);
 	KUNIT_ASSERT_EQ(test, ib_query_port(&f->rsim->ibdev, 1, &attr), 0);
 	KUNIT_EXPECT_EQ(test, attr.state, IB_PORT_INIT);
 	/* the core's cache followed the event */
@@ -709,17 +669,17 @@ static void rsim_mad_test_port_states(struct kunit *test)
 			IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
 	KUNIT_EXPECT_EQ(test, mad_set_state(test, f, IB_PORT_ARMED, 0), 0);
 	KUNIT_EXPECT_EQ(test, port->state, IB_PORT_ARMED);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_PORT_ACTIVE), 0);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_PORT_ACTIVE), 0);
 	KUNIT_EXPECT_EQ(test, mad_set_state(test, f, IB_PORT_ACTIVE, 0), 0);
 	KUNIT_EXPECT_EQ(test, port->state, IB_PORT_ACTIVE);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_PORT_ACTIVE), 1);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_PORT_ACTIVE), 1);
 
 	/* Disabled: down until enabled (Polling), then Init */
 	KUNIT_EXPECT_EQ(test, mad_set_state(test, f, 0,
 					    IB_PORT_PHYS_STATE_DISABLED), 0);
 	KUNIT_EXPECT_EQ(test, port->state, IB_PORT_DOWN);
 	KUNIT_EXPECT_EQ(test, port->phys_state, IB_PORT_PHYS_STATE_DISABLED);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_PORT_ERR), 2);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_PORT_ERR), 2);
 	KUNIT_EXPECT_EQ(test, mad_set_state(test, f, IB_PORT_ARMED, 0),
 			IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
 	KUNIT_EXPECT_EQ(test, mad_set_state(test, f, IB_PORT_DOWN, 0), 0);
@@ -731,14 +691,14 @@ static void rsim_mad_test_port_states(struct kunit *test)
 
 	/* the cable: pulled (Down, Polling), plugged back (Active) */
 	rsim_port_set_link(f->rsim, true);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_PORT_ACTIVE), 2);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_PORT_ACTIVE), 2);
 	rsim_port_set_link(f->rsim, false);
 	KUNIT_EXPECT_EQ(test, port->state, IB_PORT_DOWN);
 	KUNIT_EXPECT_EQ(test, port->phys_state, IB_PORT_PHYS_STATE_POLLING);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_PORT_ERR), 3);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_PORT_ERR), 3);
 	rsim_port_set_link(f->rsim, true);
 	KUNIT_EXPECT_EQ(test, port->state, IB_PORT_ACTIVE);
-	KUNIT_EXPECT_EQ(test, mad_events_of(ev, IB_EVENT_PORT_ACTIVE), 3);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev, IB_EVENT_PORT_ACTIVE), 3);
 	KUNIT_ASSERT_EQ(test, ib_query_port(&f->rsim->ibdev, 1, &attr), 0);
 	KUNIT_EXPECT_EQ(test, attr.state, IB_PORT_ACTIVE);
 	KUNIT_EXPECT_EQ(test, attr.phys_state, IB_PORT_PHYS_STATE_LINK_UP);

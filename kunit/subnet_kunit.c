@@ -92,43 +92,6 @@ static void rsim_subnet_test_routes_by_lid(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, rsim_subnet_route(a, lid_c));
 }
 
-struct sn_events {
-	struct ib_event_handler h;
-	atomic_t sm_change;
-};
-
-static void sn_event_handler(struct ib_event_handler *h, struct ib_event *e)
-{
-	struct sn_events *ev = container_of(h, struct sn_events, h);
-
-	if (e->event == IB_EVENT_SM_CHANGE)
-		atomic_inc(&ev->sm_change);
-}
-
-static void sn_events_stop(void *arg)
-{
-	ib_unregister_event_handler(arg);
-}
-
-static struct sn_events *sn_events(struct kunit *test, struct rsim_dev *rsim)
-{
-	struct sn_events *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, ev);
-	INIT_IB_EVENT_HANDLER(&ev->h, &rsim->ibdev, sn_event_handler);
-	ib_register_event_handler(&ev->h);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, sn_events_stop,
-							   &ev->h));
-	return ev;
-}
-
-/* the core's events are delivered from its workqueue */
-static int sn_sm_changes(struct sn_events *ev)
-{
-	flush_workqueue(ib_wq);
-	return atomic_read(&ev->sm_change);
-}
-
 static void sn_link_up(void *rsim)
 {
 	rsim_port_set_link(rsim, true);
@@ -189,8 +152,8 @@ static void rsim_subnet_test_one_master(struct kunit *test)
 {
 	struct sn_fixture *f = sn_fixture(test);
 	struct rsim_dev *a = f->a.rsim, *b = f->b.rsim, *m, *m2;
-	struct sn_events *ev_a = sn_events(test, a);
-	struct sn_events *ev_b = sn_events(test, b);
+	struct rsim_kunit_ev_count *ev_a = rsim_kunit_ev_count(test, a);
+	struct rsim_kunit_ev_count *ev_b = rsim_kunit_ev_count(test, b);
 	int sm_a, sm_b;
 
 	KUNIT_EXPECT_EQ(test, sn_sm_lid(a), sn_sm_lid(b));
@@ -203,8 +166,8 @@ static void rsim_subnet_test_one_master(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(b->port.sm_master));
 	KUNIT_EXPECT_EQ(test, sn_sm_state(test, b), 2);	/* STANDBY */
 
-	sm_a = sn_sm_changes(ev_a);
-	sm_b = sn_sm_changes(ev_b);
+	sm_a = rsim_kunit_ev_seen(ev_a, IB_EVENT_SM_CHANGE);
+	sm_b = rsim_kunit_ev_seen(ev_b, IB_EVENT_SM_CHANGE);
 	rsim_port_set_link(m, false);
 	if (kunit_add_action_or_reset(test, sn_link_up, m)) {
 		rsim_subnet_put(a, m);
@@ -218,16 +181,16 @@ static void rsim_subnet_test_one_master(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sn_sm_lid(b), sn_lid(m2));
 	if (m != a) {
 		KUNIT_EXPECT_EQ(test, sn_sm_lid(a), sn_lid(m2));
-		KUNIT_EXPECT_EQ(test, sn_sm_changes(ev_a), sm_a + 1);
+		KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev_a, IB_EVENT_SM_CHANGE), sm_a + 1);
 	}
-	KUNIT_EXPECT_EQ(test, sn_sm_changes(ev_b), sm_b + 1);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev_b, IB_EVENT_SM_CHANGE), sm_b + 1);
 	rsim_subnet_put(b, m2);
 
 	kunit_release_action(test, sn_link_up, m);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(m->port.sm_master));
 	KUNIT_EXPECT_EQ(test, sn_sm_lid(a), sn_lid(m));
 	KUNIT_EXPECT_EQ(test, sn_sm_lid(b), sn_lid(m));
-	KUNIT_EXPECT_EQ(test, sn_sm_changes(ev_b), sm_b + 2);
+	KUNIT_EXPECT_EQ(test, rsim_kunit_ev_seen(ev_b, IB_EVENT_SM_CHANGE), sm_b + 2);
 	rsim_subnet_put(a, m);
 }
 
@@ -263,6 +226,103 @@ static void rsim_subnet_test_lid_unique(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(out->status) & 0x7fff,
 			IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
 	KUNIT_EXPECT_EQ(test, sn_lid(a), lid_a);
+}
+
+/* SubnSet(PortInfo) of @rsim's port with PortPhysicalState @phys */
+static u16 sn_set_phys(struct kunit *test, struct rsim_dev *rsim, u8 phys)
+{
+	struct ib_smp *in, *out;
+	struct ib_port_info *pi;
+
+	sn_smp_get(test, rsim, IB_SMP_ATTR_PORT_INFO, 1, &in, &out);
+	memcpy(in->data, out->data, IB_SMP_DATA_SIZE);
+	in->method = IB_MGMT_METHOD_SET;
+	pi = (struct ib_port_info *)in->data;
+	pi->linkspeed_portstate &= 0xf0;		/* LinkState: no change */
+	pi->portphysstate_linkdown = phys << 4 |
+				     (pi->portphysstate_linkdown & 0x0f);
+	sn_smp(test, rsim, in, out);
+	return be16_to_cpu(out->status) & 0x7fff;
+}
+
+/* @r's SMA answers @in in @out */
+static void sn_mad(struct rsim_dev *r, struct ib_smp *in, struct ib_smp *out)
+{
+	size_t size = sizeof(struct ib_mad);
+	u16 pkey_index = 0;
+
+	r->ibdev.ops.process_mad(&r->ibdev, 0, 1, NULL, NULL,
+				 (struct ib_mad *)in, (struct ib_mad *)out,
+				 &size, &pkey_index);
+}
+
+/* SubnSet(PortInfo) of @r's port: PortPhysicalState @phys, LinkState @state */
+static void sn_set(struct rsim_dev *r, u8 phys, u8 state)
+{
+	struct ib_smp in = {}, out = {};
+	struct ib_port_info *pi = (struct ib_port_info *)in.data;
+
+	in.base_version = IB_MGMT_BASE_VERSION;
+	in.mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	in.class_version = 1;
+	in.method = IB_MGMT_METHOD_GET;
+	in.attr_id = IB_SMP_ATTR_PORT_INFO;
+	in.attr_mod = cpu_to_be32(1);
+	in.mkey = r->port.mkey;
+	sn_mad(r, &in, &out);
+	memcpy(in.data, out.data, IB_SMP_DATA_SIZE);
+	in.method = IB_MGMT_METHOD_SET;
+	pi->linkspeed_portstate = (pi->linkspeed_portstate & 0xf0) | state;
+	pi->portphysstate_linkdown = phys << 4 |
+				     (pi->portphysstate_linkdown & 0x0f);
+	sn_mad(r, &in, &out);
+}
+
+/*
+ * an action: enable @rsim's port again (PortPhysicalState Polling: Init)
+ * and take it to Active through Armed, as an SM does
+ */
+static void sn_enable(void *rsim)
+{
+	sn_set(rsim, IB_PORT_PHYS_STATE_POLLING, IB_PORT_NOP);
+	sn_set(rsim, 0, IB_PORT_ARMED);
+	sn_set(rsim, 0, IB_PORT_ACTIVE);
+}
+
+/*
+ * An SM disables the master's port (SubnSet PortPhysicalState Disabled):
+ * the election is held again and another port is the master; enabled
+ * again (Polling, then Armed and Active), the port is up and the master
+ * once more.
+ */
+static void rsim_subnet_test_master_disabled(struct kunit *test)
+{
+	struct sn_fixture *f = sn_fixture(test);
+	struct rsim_dev *b = f->b.rsim, *m, *m2;
+
+	m = sn_master(test, f->a.rsim);
+	KUNIT_EXPECT_EQ(test, sn_set_phys(test, m,
+					  IB_PORT_PHYS_STATE_DISABLED), 0);
+	if (kunit_add_action_or_reset(test, sn_enable, m)) {
+		rsim_subnet_put(f->a.rsim, m);
+		KUNIT_FAIL(test, "no action to enable the master's port again");
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, READ_ONCE(m->port.phys_state),
+			IB_PORT_PHYS_STATE_DISABLED);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(m->port.sm_master));
+	m2 = sn_master(test, b);
+	KUNIT_EXPECT_PTR_NE(test, m2, m);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(m2->port.sm_master));
+	rsim_subnet_put(b, m2);
+
+	kunit_release_action(test, sn_enable, m);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(m->port.phys_state),
+			IB_PORT_PHYS_STATE_LINK_UP);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(m->port.state), IB_PORT_ACTIVE);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(m->port.sm_master));
+	KUNIT_EXPECT_EQ(test, sn_sm_lid(b), sn_lid(m));
+	rsim_subnet_put(f->a.rsim, m);
 }
 
 /* an FRWR MR over the first page of @e's dst, registered through its QP b */
@@ -399,6 +459,7 @@ static struct kunit_case rsim_subnet_test_cases[] = {
 	KUNIT_CASE(rsim_subnet_test_routes_by_lid),
 	KUNIT_CASE(rsim_subnet_test_one_master),
 	KUNIT_CASE(rsim_subnet_test_lid_unique),
+	KUNIT_CASE(rsim_subnet_test_master_disabled),
 	KUNIT_CASE(rsim_subnet_test_rc_across),
 	KUNIT_CASE(rsim_subnet_test_path_names_requester),
 	RSIM_KUNIT_NO_LEFTOVERS,

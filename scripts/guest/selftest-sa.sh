@@ -84,16 +84,29 @@ sa_failed_once() {
 }
 check "sa_stats_failed" sa_failed_once
 # a request dropped: saquery sends it once and times out; then delayed
+# (the points are the module's: KUnit's rdmasim_sa may have used them)
+sa_injected() {
+	read -r val <"$SADBG/fault/$1/injected"
+}
+# sa_injected_one_more point before: <point> injected once since <before>
+sa_injected_one_more() {
+	sa_injected "$1" || return 1
+	[ "$val" = $(($2 + 1)) ] && return 0
+	echo "$1: injected $val, $(($2 + 1)) expected"
+	return 1
+}
 echo 0 >"$SADBG/attr"
+sa_injected drop && sa_drop0=$val
 echo 1 >"$SADBG/fault/drop/fail_nth"
 # shellcheck disable=SC2086
 check "sa_drop_fault" refused capture /run/sa-f4 $SAQ -t 300 2
-check "sa_drop_fault_injected" has_line "$SADBG/fault/drop/injected" 1
+check "sa_drop_fault_injected" sa_injected_one_more drop "$sa_drop0"
 echo 200 >"$SADBG/delay_ms"
+sa_injected delay && sa_delay0=$val
 echo 1 >"$SADBG/fault/delay/fail_nth"
 # shellcheck disable=SC2086
 check "sa_delay_fault_answered" capture /run/sa-f5 $SAQ -t 2000 2
-check "sa_delay_fault_injected" has_line "$SADBG/fault/delay/injected" 1
+check "sa_delay_fault_injected" sa_injected_one_more delay "$sa_delay0"
 sa_rmpp() {
 	sa_stat rmpp && [ "$val" -gt 0 ]
 }

@@ -256,7 +256,7 @@ static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	u8 mtu = pi->neighbormtu_mastersmsl >> 4;
 	u8 vls = pi->operationalvl_pei_peo_fpi_fpo >> 4;
 	enum ib_port_state new_state;
-	u8 new_phys, width, speed, speed_ext;
+	u8 new_phys, old_phys, width, speed, speed_ext;
 	u32 ev = 0;
 
 	if (!rsim_sma_port_mod(be32_to_cpu(smp->attr_mod)))
@@ -281,8 +281,7 @@ static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 			    RSIM_PORT_SPEEDS, &speed) ||
 	    !rsim_pi_enable(smp->data[RSIM_PI_SPEED_EXT_EN] & 0x1f, 0x1e,
 			    0x1f, RSIM_PORT_SPEEDS_EXT, &speed_ext) ||
-	    (!rsim_is_roce(rsim) && lid != port->lid &&
-	     rsim_subnet_lid_used(rsim, lid)))
+	    (!rsim_is_roce(rsim) && rsim_subnet_lid_used(rsim, lid)))
 		goto invalid;
 
 	/* PortPhysicalState: 0 no change, Polling enables, Disabled */
@@ -343,13 +342,17 @@ static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	port->mkey = pi->mkey;
 	port->mkey_lease = be16_to_cpu(pi->mkey_lease_period);
 	port->mkey_prot = pi->mkeyprot_resv_lmc >> 6;
+	old_phys = port->phys_state;
 	ev |= rsim_port_set_state_locked(port, new_state, new_phys);
+	new_phys = port->phys_state;
 	spin_unlock_bh(&port->lock);
 	/*
-	 * a new LID or link state: the election again, the other ports' SM
-	 * LIDs after it (this one's is what the SMP wrote)
+	 * what the election looks at changed (the LID, the link up or not):
+	 * the election again, the other ports' SM LIDs after it (this one's
+	 * is what the SMP wrote)
 	 */
-	if (!rsim_is_roce(rsim) && (ev & ~(RSIM_PORT_EV_SM | RSIM_PORT_EV_REREG)))
+	if (!rsim_is_roce(rsim) &&
+	    ((ev & RSIM_PORT_EV_LID) || new_phys != old_phys))
 		rsim_subnet_sweep_locked(rsim);
 	rsim_subnet_unlock_bh();
 	rsim_port_dispatch(rsim, ev);
