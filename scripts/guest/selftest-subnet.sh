@@ -22,6 +22,8 @@
 #     SA once it is the master;
 #   - IPoIB between the two, datagram and connected mode, in network
 #     namespaces of their own (guest/selftest-ipoib.sh);
+#   - SRP: ib_srpt on rdmasim1 (LIO), ib_srp on rdmasim0, a disk written
+#     and read back (guest/selftest-srp.sh);
 #   - a LID in use refused to an SMP and to a new device; rdmasim1
 #     deleted.
 # Uses check(), capture(), has_line(), sysfs_is(), field() and kv() from
@@ -83,6 +85,10 @@ fi
 # IPoIB between the two devices, where the kernel has it
 # shellcheck source=selftest-ipoib.sh
 . "$RSIM_TOP/scripts/guest/selftest-ipoib.sh"
+
+# SRP over the IB CM: ib_srpt on rdmasim1, ib_srp on rdmasim0
+# shellcheck source=selftest-srp.sh
+. "$RSIM_TOP/scripts/guest/selftest-srp.sh"
 
 # the master's cable pulled: rdmasim1 is the master, its own SM; the
 # query that reaches rdmasim0 before is lost after
