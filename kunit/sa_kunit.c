@@ -142,21 +142,6 @@ static u16 sa_be16(const u8 *p)
 	return be16_to_cpu(*(const __be16 *)p);
 }
 
-/* the subnet's ports now */
-static int sa_count_one(struct rsim_dev *d, void *arg)
-{
-	(*(u32 *)arg)++;
-	return 0;
-}
-
-static u32 sa_ports(void)
-{
-	u32 n = 0;
-
-	rsim_subnet_for_each(sa_count_one, &n);
-	return n;
-}
-
 /* the shared device and the case's own */
 static void sa_devs(struct kunit *test, struct rsim_dev **a,
 		    struct rsim_dev **b)
@@ -206,7 +191,7 @@ static void rsim_sa_test_node_records(struct kunit *test)
 	sa_devs(test, &a, &b);
 	KUNIT_ASSERT_EQ(test, sa_ask(test, s, IB_SA_METHOD_GET_TABLE,
 				     IB_SA_ATTR_NODE_REC, 0, a), 0);
-	KUNIT_EXPECT_EQ(test, s->a.count, sa_ports());
+	KUNIT_EXPECT_EQ(test, s->a.count, rsim_subnet_ports());
 	KUNIT_EXPECT_EQ(test, s->a.attr_offset, 14);	/* 108 bytes, padded */
 	for (i = 0; i < s->a.count; i++) {
 		u8 *r = sa_rec(s, i);
@@ -270,7 +255,7 @@ static void rsim_sa_test_port_info_records(struct kunit *test)
 	*(__be32 *)(s->rec + 4 + 20) = cpu_to_be32(IB_PORT_SM);
 	KUNIT_ASSERT_EQ(test, sa_ask(test, s, IB_SA_METHOD_GET_TABLE,
 				     IB_SA_ATTR_PORT_INFO_REC, C(7), a), 0);
-	KUNIT_EXPECT_EQ(test, s->a.count, sa_ports());
+	KUNIT_EXPECT_EQ(test, s->a.count, rsim_subnet_ports());
 	KUNIT_EXPECT_EQ(test, s->a.attr_offset, 9);	/* 68 bytes, padded */
 	for (i = 0; i < s->a.count; i++) {
 		u8 *r = sa_rec(s, i);
@@ -439,10 +424,10 @@ static void rsim_sa_test_path_table(struct kunit *test)
 {
 	struct sa_q *s = sa_q(test);
 	struct rsim_dev *a, *b;
-	u32 n = sa_ports(), i, to_b = 0;
+	u32 n, i, to_b = 0;
 
 	sa_devs(test, &a, &b);
-	n = sa_ports();
+	n = rsim_subnet_ports();
 	sa_path_q(s, a, b);
 	KUNIT_ASSERT_EQ(test, sa_ask(test, s, IB_SA_METHOD_GET_TABLE,
 				     IB_SA_ATTR_PATH_REC, PR_C_SGID, a), 0);

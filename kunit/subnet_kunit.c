@@ -97,19 +97,23 @@ static void sn_link_up(void *rsim)
 	rsim_port_set_link(rsim, true);
 }
 
+/* @r's SMA answers @in in @out; what process_mad returns */
+static int sn_mad(struct rsim_dev *r, struct ib_smp *in, struct ib_smp *out)
+{
+	size_t size = sizeof(struct ib_mad);
+	u16 pkey_index = 0;
+
+	return r->ibdev.ops.process_mad(&r->ibdev, 0, 1, NULL, NULL,
+					(struct ib_mad *)in,
+					(struct ib_mad *)out, &size,
+					&pkey_index);
+}
+
 /* hand @in to @rsim's SMA (process_mad); @out gets its reply */
 static void sn_smp(struct kunit *test, struct rsim_dev *rsim,
 		   struct ib_smp *in, struct ib_smp *out)
 {
-	size_t size = sizeof(struct ib_mad);
-	u16 pkey_index = 0;
-	int ret;
-
-	ret = rsim->ibdev.ops.process_mad(&rsim->ibdev, 0, 1, NULL, NULL,
-					  (struct ib_mad *)in,
-					  (struct ib_mad *)out, &size,
-					  &pkey_index);
-	KUNIT_ASSERT_EQ(test, ret,
+	KUNIT_ASSERT_EQ(test, sn_mad(rsim, in, out),
 			IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
 }
 
@@ -228,36 +232,11 @@ static void rsim_subnet_test_lid_unique(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sn_lid(a), lid_a);
 }
 
-/* SubnSet(PortInfo) of @rsim's port with PortPhysicalState @phys */
-static u16 sn_set_phys(struct kunit *test, struct rsim_dev *rsim, u8 phys)
-{
-	struct ib_smp *in, *out;
-	struct ib_port_info *pi;
-
-	sn_smp_get(test, rsim, IB_SMP_ATTR_PORT_INFO, 1, &in, &out);
-	memcpy(in->data, out->data, IB_SMP_DATA_SIZE);
-	in->method = IB_MGMT_METHOD_SET;
-	pi = (struct ib_port_info *)in->data;
-	pi->linkspeed_portstate &= 0xf0;		/* LinkState: no change */
-	pi->portphysstate_linkdown = phys << 4 |
-				     (pi->portphysstate_linkdown & 0x0f);
-	sn_smp(test, rsim, in, out);
-	return be16_to_cpu(out->status) & 0x7fff;
-}
-
-/* @r's SMA answers @in in @out */
-static void sn_mad(struct rsim_dev *r, struct ib_smp *in, struct ib_smp *out)
-{
-	size_t size = sizeof(struct ib_mad);
-	u16 pkey_index = 0;
-
-	r->ibdev.ops.process_mad(&r->ibdev, 0, 1, NULL, NULL,
-				 (struct ib_mad *)in, (struct ib_mad *)out,
-				 &size, &pkey_index);
-}
-
-/* SubnSet(PortInfo) of @r's port: PortPhysicalState @phys, LinkState @state */
-static void sn_set(struct rsim_dev *r, u8 phys, u8 state)
+/*
+ * SubnSet(PortInfo) of @r's port: PortPhysicalState @phys, LinkState
+ * @state (0: no change); the reply's MAD status, U16_MAX without one
+ */
+static u16 sn_set(struct rsim_dev *r, u8 phys, u8 state)
 {
 	struct ib_smp in = {}, out = {};
 	struct ib_port_info *pi = (struct ib_port_info *)in.data;
@@ -275,7 +254,9 @@ static void sn_set(struct rsim_dev *r, u8 phys, u8 state)
 	pi->linkspeed_portstate = (pi->linkspeed_portstate & 0xf0) | state;
 	pi->portphysstate_linkdown = phys << 4 |
 				     (pi->portphysstate_linkdown & 0x0f);
-	sn_mad(r, &in, &out);
+	if (sn_mad(r, &in, &out) != (IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY))
+		return U16_MAX;
+	return be16_to_cpu(out.status) & 0x7fff;
 }
 
 /*
@@ -301,8 +282,8 @@ static void rsim_subnet_test_master_disabled(struct kunit *test)
 	struct rsim_dev *b = f->b.rsim, *m, *m2;
 
 	m = sn_master(test, f->a.rsim);
-	KUNIT_EXPECT_EQ(test, sn_set_phys(test, m,
-					  IB_PORT_PHYS_STATE_DISABLED), 0);
+	KUNIT_EXPECT_EQ(test, sn_set(m, IB_PORT_PHYS_STATE_DISABLED,
+				     IB_PORT_NOP), 0);
 	if (kunit_add_action_or_reset(test, sn_enable, m)) {
 		rsim_subnet_put(f->a.rsim, m);
 		KUNIT_FAIL(test, "no action to enable the master's port again");

@@ -1290,6 +1290,13 @@ static int rsim_dp_ud_land(struct rsim_exec *x, bool has_grh, int net_type,
 static void rsim_dp_account(struct rsim_dev *rsim,
 			    const struct rsim_dp_stats *did);
 
+/* the packets a WR's message takes: path-MTU packets, at least one */
+static u64 rsim_dp_pkts(const struct rsim_exec *x)
+{
+	return max_t(u64, 1, DIV_ROUND_UP_ULL(x->len,
+					      ib_mtu_enum_to_int(x->mtu)));
+}
+
 /* Is a UD datagram for a multicast group? */
 static bool rsim_dp_ud_is_mcast(struct rsim_exec *x)
 {
@@ -1314,8 +1321,7 @@ static int rsim_dp_ud_mcast(struct rsim_exec *x, bool has_grh, int net_type,
 			    const struct ib_grh *grh)
 {
 	const struct rdma_ah_attr *ah = &x->wqe->ah;
-	u64 pkts = max_t(u64, 1, DIV_ROUND_UP_ULL(x->len,
-						  ib_mtu_enum_to_int(x->mtu)));
+	u64 pkts = rsim_dp_pkts(x);
 	struct rsim_mc_dest *dest;
 	int n, i, ret = IB_WC_SUCCESS;
 
@@ -1512,8 +1518,7 @@ static void rsim_dp_count(struct rsim_exec *x, int status,
 			  struct rsim_dp_stats *did)
 {
 	struct rsim_port_counters *c = &did->port;
-	u64 pkts = max_t(u64, 1, DIV_ROUND_UP_ULL(x->len,
-						  ib_mtu_enum_to_int(x->mtu)));
+	u64 pkts = rsim_dp_pkts(x);
 	bool data = x->wqe->opcode != IB_WR_REG_MR &&
 		    x->wqe->opcode != IB_WR_LOCAL_INV;
 	unsigned int i;

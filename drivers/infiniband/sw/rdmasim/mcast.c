@@ -426,12 +426,10 @@ static int rsim_mcg_records(const struct rsim_sa_query *q,
 					   ARRAY_SIZE(rsim_mcm_fields),
 					   q->comp_mask, q->rec, rec))
 				continue;
-			if (a->count == n) {
+			if (!rsim_sa_add(a, rec, RSIM_SA_MCM_REC_LEN)) {
 				a->status = RSIM_SA_ERR_NO_RESOURCES;
 				return 0;
 			}
-			memcpy(a->table + a->count++ * a->attr_offset * 8, rec,
-			       RSIM_SA_MCM_REC_LEN);
 		}
 	}
 	return 0;

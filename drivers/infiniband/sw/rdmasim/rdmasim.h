@@ -1000,6 +1000,7 @@ void rsim_subnet_leave(struct rsim_dev *rsim);
 struct rsim_dev *rsim_subnet_route(struct rsim_dev *from, u16 dlid);
 void rsim_subnet_put(struct rsim_dev *from, struct rsim_dev *to);
 int rsim_subnet_for_each(int (*fn)(struct rsim_dev *d, void *arg), void *arg);
+u32 rsim_subnet_ports(void);
 bool rsim_subnet_lid_guid(u16 lid, __be64 *guid);
 bool rsim_subnet_has_guid(__be64 guid);
 
@@ -1055,6 +1056,7 @@ struct rsim_sa_query {
  * @status: a MAD status, IB_MGMT_MAD_STATUS_* or RSIM_SA_ERR_*, CPU order
  * @attr_offset: the distance between records, in 8-byte words
  * @count: records in @table
+ * @room: records @table holds (rsim_sa_table())
  * @table: @count records, @attr_offset * 8 bytes apart (kvfree()), or
  *	NULL
  */
@@ -1062,6 +1064,7 @@ struct rsim_sa_answer {
 	u16 status;
 	u16 attr_offset;
 	u32 count;
+	u32 room;
 	u8 *table;
 };
 
@@ -1109,6 +1112,7 @@ bool rsim_sa_sel_ok(u8 cmp, u8 sel, u8 want, u8 have);
 int rsim_sa_answer(const struct rsim_sa_query *q, struct rsim_sa_answer *a);
 void rsim_sa_answer_free(struct rsim_sa_answer *a);
 u8 *rsim_sa_table(struct rsim_sa_answer *a, u32 max, u16 rec_len);
+bool rsim_sa_add(struct rsim_sa_answer *a, const u8 *rec, u16 rec_len);
 
 struct seq_file;
 /* mcast.c: the SA's multicast groups (MCMemberRecord) */

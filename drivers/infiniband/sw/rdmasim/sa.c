@@ -319,12 +319,32 @@ u8 *rsim_sa_table(struct rsim_sa_answer *a, u32 max, u16 rec_len)
 {
 	a->attr_offset = DIV_ROUND_UP(rec_len, 8);
 	a->count = 0;
+	a->room = 0;
 	if (!max)
 		return NULL;
 	a->table = kvcalloc(max, a->attr_offset * 8, GFP_KERNEL);
+	if (a->table)
+		a->room = max;
 	return a->table;
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_sa_table);
+
+/**
+ * rsim_sa_add() - one more record in an answer
+ * @a: the answer (rsim_sa_table() made its table)
+ * @rec: the record
+ * @rec_len: its bytes, at most @a->attr_offset * 8
+ *
+ * Context: any.
+ * Return: true, or false if the table is full (nothing added).
+ */
+bool rsim_sa_add(struct rsim_sa_answer *a, const u8 *rec, u16 rec_len)
+{
+	if (a->count == a->room)
+		return false;
+	memcpy(a->table + a->count++ * a->attr_offset * 8, rec, rec_len);
+	return true;
+}
 
 /**
  * rsim_sa_answer_free() - free an answer's records
@@ -340,28 +360,18 @@ void rsim_sa_answer_free(struct rsim_sa_answer *a)
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_sa_answer_free);
 
-static int rsim_sa_count_one(struct rsim_dev *d, void *arg)
-{
-	(*(u32 *)arg)++;
-	return 0;
-}
-
-static u32 rsim_sa_ports(void)
-{
-	u32 n = 0;
-
-	rsim_subnet_for_each(rsim_sa_count_one, &n);
-	return n;
-}
-
-/* NodeRecord and PortInfoRecord: one record per port, matched */
+/*
+ * A walk over the subnet's ports: NodeRecord and PortInfoRecord (@q, @a,
+ * @rec: one record per port, matched), or a snapshot of them (@snap, @n
+ * of @max)
+ */
 struct rsim_sa_walk {
 	const struct rsim_sa_query *q;
 	struct rsim_sa_answer *a;
-	u32 max;
 	u8 rec[RSIM_SA_NODE_REC_LEN];
 	struct rsim_sa_port_snap *snap;
 	u32 n;
+	u32 max;
 };
 
 /* a port whose link is down is out of the SA's view, as after a sweep */
@@ -385,11 +395,7 @@ static int rsim_sa_node_one(struct rsim_dev *d, void *arg)
 	if (!rsim_sa_match(rsim_nr_fields, ARRAY_SIZE(rsim_nr_fields),
 			   w->q->comp_mask, w->q->rec, rec))
 		return 0;
-	if (w->a->count == w->max)
-		return -ENOSPC;
-	memcpy(w->a->table + w->a->count++ * w->a->attr_offset * 8, rec,
-	       RSIM_SA_NODE_REC_LEN);
-	return 0;
+	return rsim_sa_add(w->a, rec, RSIM_SA_NODE_REC_LEN) ? 0 : -ENOSPC;
 }
 
 static int rsim_sa_port_info_one(struct rsim_dev *d, void *arg)
@@ -407,11 +413,7 @@ static int rsim_sa_port_info_one(struct rsim_dev *d, void *arg)
 	if (!rsim_sa_match(rsim_pir_fields, ARRAY_SIZE(rsim_pir_fields),
 			   w->q->comp_mask, w->q->rec, rec))
 		return 0;
-	if (w->a->count == w->max)
-		return -ENOSPC;
-	memcpy(w->a->table + w->a->count++ * w->a->attr_offset * 8, rec,
-	       RSIM_SA_PORTINFO_REC_LEN);
-	return 0;
+	return rsim_sa_add(w->a, rec, RSIM_SA_PORTINFO_REC_LEN) ? 0 : -ENOSPC;
 }
 
 /* NodeRecord or PortInfoRecord: every port's, matched */
@@ -421,6 +423,7 @@ static int rsim_sa_port_records(const struct rsim_sa_query *q,
 	const struct rsim_sa_field *f = node ? rsim_nr_fields : rsim_pir_fields;
 	int n = node ? ARRAY_SIZE(rsim_nr_fields) : ARRAY_SIZE(rsim_pir_fields);
 	struct rsim_sa_walk *w;
+	u32 max;
 	int ret;
 
 	a->status = rsim_sa_check_mask(f, n, q->comp_mask);
@@ -432,9 +435,9 @@ static int rsim_sa_port_records(const struct rsim_sa_query *q,
 	w->q = q;
 	w->a = a;
 	/* a port that joins meanwhile is left out of this answer */
-	w->max = min_t(u32, rsim_sa_ports(), RSIM_SA_MAX_RECORDS);
-	if (!rsim_sa_table(a, w->max, node ? RSIM_SA_NODE_REC_LEN :
-			   RSIM_SA_PORTINFO_REC_LEN) && w->max) {
+	max = min_t(u32, rsim_subnet_ports(), RSIM_SA_MAX_RECORDS);
+	if (!rsim_sa_table(a, max, node ? RSIM_SA_NODE_REC_LEN :
+			   RSIM_SA_PORTINFO_REC_LEN) && max) {
 		kfree(w);
 		return -ENOMEM;
 	}
@@ -471,7 +474,7 @@ static int rsim_sa_snap_one(struct rsim_dev *d, void *arg)
 static int rsim_sa_snapshot(struct rsim_sa_walk *w)
 {
 	w->n = 0;
-	w->max = rsim_sa_ports();
+	w->max = rsim_subnet_ports();
 	w->snap = kcalloc(max_t(u32, w->max, 1), sizeof(*w->snap), GFP_KERNEL);
 	if (!w->snap)
 		return -ENOMEM;
@@ -634,12 +637,10 @@ static int rsim_sa_path_records(const struct rsim_sa_query *q,
 				continue;
 			if (!rsim_sa_path(q, &w.snap[i], &w.snap[j], rec))
 				continue;
-			if (a->count == max) {
+			if (!rsim_sa_add(a, rec, RSIM_SA_PATH_REC_LEN)) {
 				a->status = RSIM_SA_ERR_NO_RESOURCES;
 				goto out;
 			}
-			memcpy(a->table + a->count++ * a->attr_offset * 8, rec,
-			       RSIM_SA_PATH_REC_LEN);
 		}
 	}
 out:

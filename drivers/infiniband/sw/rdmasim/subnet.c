@@ -257,6 +257,27 @@ int rsim_subnet_for_each(int (*fn)(struct rsim_dev *d, void *arg), void *arg)
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_subnet_for_each);
 
+static int rsim_subnet_count_one(struct rsim_dev *d, void *arg)
+{
+	(*(u32 *)arg)++;
+	return 0;
+}
+
+/**
+ * rsim_subnet_ports() - how many ports the subnet has now
+ *
+ * Context: any.
+ * Return: the number of InfiniBand-mode devices on the subnet.
+ */
+u32 rsim_subnet_ports(void)
+{
+	u32 n = 0;
+
+	rsim_subnet_for_each(rsim_subnet_count_one, &n);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_subnet_ports);
+
 /**
  * rsim_subnet_lid_guid() - the port GUID of the port that has a LID
  * @lid: a unicast LID
