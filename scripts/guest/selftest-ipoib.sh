@@ -25,7 +25,7 @@
 #     group (the SA's groups back to the broadcast group alone).
 # Uses check(), capture(), has_line(), lines(), wait_for(), sysfs_is() and
 # refused() from guest/lib.sh and guest/selftest.sh, $DBG, sa_stat() from
-# guest/selftest-sa.sh, rdma_core_env() and cm_pair() from
+# guest/selftest-sa.sh, rdma_core_env(), ll_of() and cm_pair() from
 # guest/cm-pair.sh.
 
 IPOIB_NS0=rsim_ib0
@@ -50,19 +50,6 @@ in_ib0() {
 }
 in_ib1() {
 	ip netns exec $IPOIB_NS1 "$@"
-}
-# ipoib_ll ns if: <if>'s IPv6 link-local address in <ns>, in $val
-ipoib_ll() {
-	local l
-	val=
-	ip netns exec "$1" ip -6 -o addr show dev "$2" scope link >/run/ib-ll 2>&1
-	while read -r l; do
-		l=${l#*inet6 }
-		val=${l%%/*}
-		return 0
-	done </run/ib-ll
-	echo "$2: no link-local address"
-	return 1
 }
 ipoib_carrier() {
 	ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null |
@@ -144,7 +131,7 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 	}
 	check "ipoib_saquery_mcmember" ipoib_mcmr
 
-	ipoib_ll $IPOIB_NS1 "$IB1" && IPOIB_LL1="$val%$IB0"
+	ll_of "$IB1" $IPOIB_NS1 && IPOIB_LL1="$val%$IB0"
 	check "ipoib_ping6" in_ib0 ping -6 -c 3 -W 5 "${IPOIB_LL1:-}"
 	check "ipoib_ping4" in_ib0 ping -4 -c 3 -W 5 127.1.0.2
 	head -c 4194304 /dev/urandom >/run/ib-data
@@ -155,7 +142,7 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 	# rping's data verified; with AF_IB (GIDs, no IP), ucmatose from
 	# rdmasim0's GID to rdmasim1's. In a subshell: rdma-core's libraries
 	# for these programs only.
-	ipoib_ll $IPOIB_NS1 "$IB1" && IPOIB_LL1S="$val%$IB1"
+	ll_of "$IB1" $IPOIB_NS1 && IPOIB_LL1S="$val%$IB1"
 	ipoib_rping() {
 		(
 			rdma_core_env || exit 1
@@ -165,12 +152,20 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 		) || return 1
 		has_line /run/ib-rping-srv "*server ping data: rdma-ping-4:*"
 	}
-	# its listener bound once the server says it starts (rdma res
-	# shows no AF_IB ID; the bind and listen follow at once; its stdout
-	# line-buffered to say so)
+	# its listener is bound once it waits in ucma for an event (rdma res
+	# shows no AF_IB ID; ucmatose asks for its first event only after
+	# rdma_listen()); its kernel stack says so (wchan does not: KASAN's
+	# UML kernel reports an instrumentation function there)
 	ipoib_af_ib_ready() {
-		has_line /run/ib-ucma-af-ib-srv "cmatose: starting server" \
-			>/dev/null && sleep 1
+		local p c l
+		for p in /proc/[0-9]*; do
+			read -r c <"$p/comm" 2>/dev/null || continue
+			[ "$c" = ucmatose ] || continue
+			while read -r l; do
+				case $l in *ucma_get_event*) return 0 ;; esac
+			done <"$p/stack"
+		done
+		return 1
 	}
 	ipoib_ucmatose_af_ib() {
 		(
@@ -178,7 +173,7 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 			# shellcheck disable=SC2034 # cm_pair()'s
 			CM_READY=ipoib_af_ib_ready
 			cm_pair ib-ucma-af-ib $IPOIB_CM \
-				"stdbuf -oL $CMB/ucmatose -f gid -b fe80::2ca:5100:0:101 -p $IPOIB_CM" \
+				"$CMB/ucmatose -f gid -b fe80::2ca:5100:0:101 -p $IPOIB_CM" \
 				"$CMB/ucmatose -f gid -b fe80::2ca:5100:0:1 -s fe80::2ca:5100:0:101 -p $IPOIB_CM"
 		)
 	}

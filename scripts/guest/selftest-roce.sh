@@ -29,7 +29,7 @@
 # wait_for(), kv(), copy_file(), counts_unchanged(), port_active() and
 # roce_v2_gid() from
 # guest/lib.sh, $IB and $DBG from guest/selftest.sh, rdma_core_env(),
-# cm_pair() and ended() from guest/cm-pair.sh.
+# ll_of(), cm_pair() and ended() from guest/cm-pair.sh.
 
 # udaddy's port is fixed (7174); the others take this one
 CM_PORT=18600
@@ -45,23 +45,6 @@ in_peer() {
 	ip netns exec $NS "$@"
 }
 
-# ll_of ifname [ns]: <ifname>'s IPv6 link-local address in $val
-ll_of() {
-	local l
-	val=
-	if [ -n "${2:-}" ]; then
-		in_peer ip -6 -o addr show dev "$1" scope link >/run/ll 2>&1
-	else
-		ip -6 -o addr show dev "$1" scope link >/run/ll 2>&1
-	fi
-	while read -r l; do
-		l=${l#*inet6 }
-		val=${l%%/*}
-		return 0
-	done </run/ll
-	echo "$1: no link-local address"
-	return 1
-}
 
 # objects_as_before dev: <dev>'s debugfs counts as in /run/<dev>-dbg0
 # (the MAD layer's own PD, CQ and QP1 stay)
@@ -159,7 +142,7 @@ if rdma_core_env; then
 
 	# the two ends' addresses, scoped to the interface a program uses
 	ll_of $RV0 && A0="$val%$RV0"
-	ll_of $RV1 peer && A1="$val%$RV1" && A1C="$val%$RV0"
+	ll_of $RV1 $NS && A1="$val%$RV1" && A1C="$val%$RV0"
 	say "RSIM-ROCE addresses $A0 $A1"
 	PEER="ip netns exec $NS"
 	# rdma_cm on one device: server and client both on $D0 (the address
