@@ -76,7 +76,7 @@ static int rsim_mc_qp_index(const struct rsim_mc_grp *g, u32 qpn)
  * @gid: the group's MGID
  * @lid: its MLID
  *
- * Context: process; sleeps (GFP_KERNEL).
+ * Context: process; sleeps (GFP_KERNEL_ACCOUNT).
  * Return: 0 (also when the QP is attached already: once more); -EINVAL
  * for an MLID
  * that is not the group's the device knows; -ENOMEM past the limits or
@@ -90,7 +90,8 @@ int rsim_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 
 	if (ibqp->qp_type != IB_QPT_UD || gid->raw[0] != 0xff)
 		return -EINVAL;
-	fresh = rsim_kzalloc_obj(*fresh, GFP_KERNEL);
+	/* a process attaches through uverbs: its memory */
+	fresh = rsim_kzalloc_obj(*fresh, GFP_KERNEL_ACCOUNT);
 	if (!fresh)
 		return -ENOMEM;
 	spin_lock_bh(&rsim->mc_lock);
