@@ -14,8 +14,10 @@
 #   - the SA's faults (debugfs sa/): an error status for NodeRecord only,
 #     a dropped request (saquery sends once: it times out), a delayed
 #     answer; sa/stats counts them;
-#   - IPoIB's broadcast group in sa/groups before anyone joins.
-# Uses check(), capture(), has_line(), lines() and kv() from guest/lib.sh,
+#   - IPoIB's broadcast group in sa/groups before anyone joins;
+#   - tools/umad's SA fuzzer from both ports at once (below).
+# Uses check(), capture(), has_line(), lines(), say(), copy_file() and
+# kv() from guest/lib.sh,
 # refused() and $DBG from guest/selftest.sh.
 
 SAQ="saquery -C rdmasim1 -P 1"
@@ -112,3 +114,40 @@ sa_rmpp() {
 }
 check "sa_stats_rmpp" sa_rmpp
 echo 1000 >"$SADBG/delay_ms"
+
+# A hostile umad client: tools/umad's safuzz, two processes at once (one
+# on each port: the memberships each leaves at its end are its port's),
+# each 400 requests to the SA, valid ones or random mutations of them,
+# some with their RMPP headers as written (guest's seed, printed; set
+# RSIM_SA_FUZZ_SEED to repeat a run). Every request ends exactly once,
+# every answer is well formed, valid queries succeed, each port leaves
+# what it joined, the SA still answers; its groups are as they were.
+SA_UMAD=$RSIM_MODDIR/tools/umad/rsim_umad
+sa_fuzz_seed=${RSIM_SA_FUZZ_SEED:-$(date +%s)}
+say "RSIM-SA-FUZZ seed $sa_fuzz_seed"
+copy_file "$SADBG/groups" /run/sa-groups0
+sa_stat requests && sa_req0=$val
+# sa_fuzz ca seed out: one process's run into <out>, then "exit <status>"
+sa_fuzz() {
+	"$SA_UMAD" -C "$1" -P 1 safuzz "$2" 400 >"$3" 2>&1
+	echo "exit $?" >>"$3"
+}
+sa_fuzz rdmasim1 "$sa_fuzz_seed" /run/sa-fuzz1 &
+sa_fuzz_p1=$!
+sa_fuzz rdmasim0 $((sa_fuzz_seed + 1)) /run/sa-fuzz0 &
+wait $sa_fuzz_p1 $!
+for f in /run/sa-fuzz1 /run/sa-fuzz0; do
+	while IFS= read -r l; do say "RSIM-SA-FUZZ $l"; done <$f
+done
+check "sa_fuzz_rdmasim1" lines /run/sa-fuzz1 "Sent 400" "exit 0"
+check "sa_fuzz_rdmasim0" lines /run/sa-fuzz0 "Sent 400" "exit 0"
+copy_file "$SADBG/groups" /run/sa-groups1
+check "sa_fuzz_groups_as_before" cmp /run/sa-groups0 /run/sa-groups1
+# most requests reached the SA (those with a class version other than 2,
+# or another base version, do not)
+sa_fuzzed() {
+	sa_stat requests && [ "$val" -ge $((sa_req0 + 400)) ] && return 0
+	echo "the SA counted $((val - sa_req0)) requests"
+	return 1
+}
+check "sa_fuzz_reached_the_sa" sa_fuzzed

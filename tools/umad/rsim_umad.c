@@ -18,9 +18,20 @@
  *		port's own LID and received: umad_alloc()'s size rule
  *   rsim_umad ... block	block in umad_recv() until the port goes away;
  *		exits 0 if that ends in an error
+ *   rsim_umad ... safuzz SEED COUNT	COUNT requests to the SA at the
+ *		port's SM LID, each a valid query (NodeRecord, PortInfoRecord,
+ *		PathRecord, MCMemberRecord, ClassPortInfo) or a random
+ *		mutation of one, some through an agent without RMPP so that
+ *		their RMPP headers reach the SA's MAD layer as written; every
+ *		request must end exactly once (an answer to its TID or a
+ *		timeout), every answer must be well formed (its method, a
+ *		known status, a whole number of records), valid queries must
+ *		succeed; the groups it made are deleted and the SA must still
+ *		answer
  *
  * Several commands may follow one another; the first failure stops.
  */
+#include <endian.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -526,6 +537,439 @@ static void cmd_rmpp(struct port *p)
 		fail("umad_unregister: %s", strerror(errno));
 }
 
+/* the SA (class 0x03, version 2; IBA 15.2) */
+#define CLASS_SA		0x03
+#define SA_VERSION		2
+#define SA_GET_TABLE		0x12
+#define SA_GET_TABLE_RESP	0x92
+#define SA_DELETE		0x15
+#define SA_DELETE_RESP		0x95
+#define SA_ATTR_CPI		0x0001
+#define SA_ATTR_NODE_REC	0x0011
+#define SA_ATTR_PORTINFO_REC	0x0012
+#define SA_ATTR_PATH_REC	0x0035
+#define SA_ATTR_MCM_REC		0x0038
+#define SA_DATA			56	/* MAD, RMPP and SA headers */
+#define SA_COMP			48	/* ComponentMask */
+#define SA_OFFSET		44	/* AttributeOffset, in 8-byte words */
+/* how long a valid request and a mutated one wait for their answer */
+#define SA_TIMEOUT_MS		4000
+#define SA_TIMEOUT_BAD_MS	500
+#define SA_WINDOW		16	/* requests in flight */
+#define SA_BUF			65536	/* room for a GetTable answer */
+/* MCMemberRecord: MGID, PortGID, Q_Key, TClass, P_Key, SL, FlowLabel, JoinState */
+#define MCM_CREATE		0x130c7ULL
+#define MCM_LEAVE		0x10003ULL
+#define RMPP_TYPE_STOP		3
+#define RMPP_TYPE_ABORT		4
+
+enum { SA_T_CPI, SA_T_NODES, SA_T_NODE, SA_T_PORTS, SA_T_PATHS, SA_T_PATH,
+	SA_T_JOIN, SA_T_GROUPS, SA_T_UNKNOWN, SA_T_NR };
+
+struct sa_fuzz {
+	struct port *p;
+	unsigned int seed0;	/* as given, for messages */
+	unsigned int seed;	/* the generator's state */
+	unsigned int sm_lid;
+	unsigned char gid[16];	/* the port's GID: fe80::<port GUID> */
+	int agent;		/* RMPP: the kernel (de)segments */
+	int raw;		/* no RMPP: headers go out as written */
+	unsigned int tid0;
+	/* per request: what it was, and how it ended */
+	unsigned char *method, *pristine, *ended, *raw_sent;
+	unsigned int sent, open, answered, timeouts, refused, extra;
+	unsigned int ok, statuses, rmpp_ctl, joined, left;
+};
+
+static unsigned int sa_rand(struct sa_fuzz *f)
+{
+	return rand_r(&f->seed);
+}
+
+static void put64(unsigned char *p, unsigned long long v)
+{
+	put32(p, v >> 32);
+	put32(p + 4, v);
+}
+
+/* a valid request of template @t; its expected status is 0 but for @t UNKNOWN */
+static void sa_template(struct sa_fuzz *f, unsigned char *mad, int t,
+			unsigned int tid)
+{
+	static const struct { int method, attr; } tmpl[SA_T_NR] = {
+		[SA_T_CPI] = { METHOD_GET, SA_ATTR_CPI },
+		[SA_T_NODES] = { SA_GET_TABLE, SA_ATTR_NODE_REC },
+		[SA_T_NODE] = { METHOD_GET, SA_ATTR_NODE_REC },
+		[SA_T_PORTS] = { SA_GET_TABLE, SA_ATTR_PORTINFO_REC },
+		[SA_T_PATHS] = { SA_GET_TABLE, SA_ATTR_PATH_REC },
+		[SA_T_PATH] = { METHOD_GET, SA_ATTR_PATH_REC },
+		[SA_T_JOIN] = { METHOD_SET, SA_ATTR_MCM_REC },
+		[SA_T_GROUPS] = { SA_GET_TABLE, SA_ATTR_MCM_REC },
+		[SA_T_UNKNOWN] = { METHOD_GET, 0x00ff },
+	};
+	unsigned char *rec = mad + SA_DATA;
+
+	memset(mad, 0, MAD_SIZE);
+	mad_hdr(mad, CLASS_SA, tmpl[t].method, tid, tmpl[t].attr, 0);
+	mad[2] = SA_VERSION;
+	switch (t) {
+	case SA_T_NODE:		/* by LID: the port's own */
+		put64(mad + SA_COMP, 1);
+		put16(rec, f->p->lid);
+		break;
+	case SA_T_PATH:		/* from the port to itself, one path */
+		/* DGID, SGID, Reversible, NumbPath, P_Key */
+		put64(mad + SA_COMP, 0x380c);
+		memcpy(rec + 8, f->gid, 16);
+		memcpy(rec + 24, f->gid, 16);
+		rec[49] = 0x81;			/* Reversible, NumbPath 1 */
+		put16(rec + 50, 0xffff);
+		break;
+	case SA_T_JOIN:		/* a new group of the port's own */
+		put64(mad + SA_COMP, MCM_CREATE);
+		rec[0] = 0xff;
+		rec[1] = 0x12;
+		rec[2] = 0x60;			/* not IPoIB's 401b */
+		rec[3] = 0x1b;
+		put32(rec + 8, f->seed ^ tid);
+		put32(rec + 12, tid);
+		memcpy(rec + 16, f->gid, 16);
+		put32(rec + 32, 0x0b1b);	/* Q_Key */
+		put16(rec + 40, 0xffff);	/* P_Key */
+		rec[48] = 0x21;			/* Scope 2, JoinState full */
+		break;
+	}
+}
+
+/* mutate 1 to 8 bytes outside the TID and the class; some of them in the headers */
+static void sa_mutate(struct sa_fuzz *f, unsigned char *mad, int raw)
+{
+	int n = 1 + sa_rand(f) % 8, i, at;
+
+	if (sa_rand(f) % 4 == 0)	/* a whole new component mask */
+		put64(mad + SA_COMP, (unsigned long long)sa_rand(f) << 32 |
+		      sa_rand(f));
+	for (i = 0; i < n; i++) {
+		at = sa_rand(f) % 2 ? sa_rand(f) % SA_DATA :
+			SA_DATA + sa_rand(f) % (MAD_SIZE - SA_DATA);
+		if (at == 1 || (at >= 8 && at < 16))
+			continue;
+		if (at >= 24 && at < 36 && !raw)
+			continue;	/* the kernel writes RMPP headers */
+		mad[at] = sa_rand(f);
+	}
+}
+
+static int sa_index(const struct sa_fuzz *f, unsigned int tid)
+{
+	unsigned int i = tid - f->tid0;
+
+	return i < f->sent ? (int)i : -1;
+}
+
+/* A known MAD status: IBA 13.4.7's class-independent bits, or 15.2.1.1's 1 to 7. */
+static int sa_status_known(unsigned int s)
+{
+	unsigned int low = s & 0xff;
+
+	return (low == 0 || low == 0x04 || low == 0x08 || low == 0x0c ||
+		low == 0x1c) && (s >> 8) <= 7;
+}
+
+static int sa_resp_method(int req)
+{
+	switch (req) {
+	case METHOD_GET:
+	case METHOD_SET:	/* IBA 13.4.5: a Set is answered by GetResp */
+		return METHOD_GET | METHOD_RESP;
+	case SA_GET_TABLE:
+		return SA_GET_TABLE_RESP;
+	case SA_DELETE:
+		return SA_DELETE_RESP;
+	default:
+		return -1;	/* the SA has no such method: no answer */
+	}
+}
+
+/* One ending: an answer (checked) or a request that failed or timed out. */
+static void sa_ended(struct sa_fuzz *f, void *umad, int len)
+{
+	unsigned char *mad = umad_get_mad(umad);
+	unsigned int tid = get32(mad + 12), status = get16(mad + 4);
+	int i = sa_index(f, tid), rmpp = mad[26] & RMPP_FLAG_ACTIVE;
+	int want, words, t;
+
+	if (i < 0)
+		fail("safuzz (seed %u): an ending for TID 0x%x, never sent",
+		     f->seed0, tid);
+	if (f->ended[i]) {
+		/*
+		 * Through the agent without RMPP, the MAD layer's RMPP
+		 * answers (ACK, STOP, ABORT) to a header as written end the
+		 * request, and the segments of a GetTable answer after the
+		 * first, or the SA's answer to what a segment reassembled,
+		 * may follow.
+		 */
+		if (!f->raw_sent[i])
+			fail("safuzz (seed %u): request %d (TID 0x%x) ended twice",
+			     f->seed0, i, tid);
+		f->extra++;
+		return;
+	}
+	f->ended[i] = 1;
+	f->open--;
+	if (umad_status(umad)) {
+		if (umad_status(umad) != ETIMEDOUT)
+			fail("safuzz (seed %u): request %d failed: %s", f->seed0,
+			     i, strerror(umad_status(umad)));
+		f->timeouts++;
+		if (f->pristine[i] != 0xff)
+			fail("safuzz (seed %u): valid request %d (template %d) was not answered",
+			     f->seed0, i, f->pristine[i]);
+		return;
+	}
+	f->answered++;
+	if (len < SA_DATA || mad[1] != CLASS_SA)
+		fail("safuzz (seed %u): answer %d: %d bytes, class 0x%02x",
+		     f->seed0, i, len, mad[1]);
+	if (rmpp && mad[25] != RMPP_TYPE_DATA) {
+		/* the SA's MAD layer on an RMPP header as written */
+		if (!f->raw_sent[i])
+			fail("safuzz (seed %u): request %d: RMPP type %d answer",
+			     f->seed0, i, mad[25]);
+		f->rmpp_ctl++;
+		return;
+	}
+	want = sa_resp_method(f->method[i]);
+	if (mad[3] != want)
+		fail("safuzz (seed %u): request %d, method 0x%02x: answer 0x%02x, not 0x%02x",
+		     f->seed0, i, f->method[i], mad[3], want);
+	if (!sa_status_known(status))
+		fail("safuzz (seed %u): request %d: unknown status 0x%04x",
+		     f->seed0, i, status);
+	t = f->pristine[i];
+	if (t != 0xff && status != (t == SA_T_UNKNOWN ? STATUS_UNSUP_METH_ATTR : 0))
+		fail("safuzz (seed %u): valid request %d (template %d): status 0x%04x",
+		     f->seed0, i, t, status);
+	if (status) {
+		f->statuses++;
+		return;
+	}
+	f->ok++;
+	words = get16(mad + SA_OFFSET);
+	/* a raw agent sees the first segment only */
+	if (mad[3] == SA_GET_TABLE_RESP && len > SA_DATA && !rmpp &&
+	    (!words || (len - SA_DATA) % (words * 8)))
+		fail("safuzz (seed %u): request %d: %d bytes of records of %d bytes",
+		     f->seed0, i, len - SA_DATA, words * 8);
+	f->joined += get16(mad + 16) == SA_ATTR_MCM_REC &&
+		     f->method[i] == METHOD_SET;
+}
+
+/* wait for one ending (at most the timeout and a margin) */
+static void sa_reap(struct sa_fuzz *f, void **umad, int *room)
+{
+	int len = *room, ret;
+
+	ret = umad_recv(f->p->fd, *umad, &len, SA_TIMEOUT_MS + 4000);
+	if (ret == -ENOSPC) {
+		umad_free(*umad);
+		*room = len;
+		*umad = umad_alloc(1, umad_size() + len);
+		if (!*umad)
+			fail("umad_alloc(%d): out of memory", len);
+		ret = umad_recv(f->p->fd, *umad, &len, 0);
+	}
+	if (ret < 0)
+		fail("safuzz (seed %u): %u of %u requests never ended: %s",
+		     f->seed0, f->open, f->sent, strerror(-ret));
+	sa_ended(f, *umad, len);
+}
+
+/*
+ * One request through the RMPP agent, waited for: the answer's status, and
+ * the length of its records in *@len
+ */
+static unsigned int sa_ask(struct sa_fuzz *f, void *out, int method,
+			   int attr, unsigned long long comp,
+			   const unsigned char *rec, int reclen,
+			   unsigned int *rlen)
+{
+	unsigned char *mad = umad_get_mad(out);
+	unsigned int tid = ++f->p->tid;
+	int len = SA_BUF, ret;
+
+	memset(mad, 0, MAD_SIZE);
+	mad_hdr(mad, CLASS_SA, method, tid, attr, 0);
+	mad[2] = SA_VERSION;
+	put64(mad + SA_COMP, comp);
+	memcpy(mad + SA_DATA, rec, reclen);
+	umad_set_addr(out, f->sm_lid, 1, 0, QKEY_GSI);
+	umad_set_pkey(out, 0);
+	if (umad_send(f->p->fd, f->agent, out, MAD_SIZE, 2000, MAD_RETRIES) < 0)
+		fail("umad_send(SA method 0x%02x): %s", method, strerror(errno));
+	do {
+		len = SA_BUF;
+		ret = umad_recv(f->p->fd, out, &len, 8000);
+		if (ret < 0)
+			fail("umad_recv(SA): %s", strerror(-ret));
+	} while (get32(mad + 12) != tid);	/* a late fuzz answer: not ours */
+	if (umad_status(out))
+		fail("SA method 0x%02x attribute 0x%04x: %s", method, attr,
+		     strerror(umad_status(out)));
+	*rlen = len - SA_DATA;
+	return get16(mad + 4);
+}
+
+/*
+ * The port's memberships (MCMemberRecord GetTable by PortGID): how many,
+ * their records (56 bytes apart) in *@recs, to free()
+ */
+static unsigned int sa_memberships(struct sa_fuzz *f, void *out,
+				   unsigned char **recs)
+{
+	unsigned char rec[52] = { 0 };
+	unsigned int res, len, words;
+
+	memcpy(rec + 16, f->gid, 16);
+	res = sa_ask(f, out, SA_GET_TABLE, SA_ATTR_MCM_REC, 0x2, rec,
+		     sizeof(rec), &len);
+	if (res)
+		fail("safuzz: the port's MCMemberRecords: status 0x%04x", res);
+	words = get16(umad_get_mad(out) + SA_OFFSET);
+	if (len && words != 7)
+		fail("safuzz: MCMemberRecords %u bytes apart", words * 8);
+	*recs = malloc(len + 1);
+	if (!*recs)
+		fail("safuzz: out of memory");
+	memcpy(*recs, (unsigned char *)umad_get_mad(out) + SA_DATA, len);
+	return len / 56;
+}
+
+/* @rec's MGID is among the @n records of @recs */
+static int sa_member_of(const unsigned char *recs, unsigned int n,
+			const unsigned char *rec)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!memcmp(recs + i * 56, rec, 16))
+			return 1;
+	return 0;
+}
+
+static void cmd_safuzz(struct port *p, unsigned int seed, unsigned int count)
+{
+	struct sa_fuzz f = { .p = p, .seed0 = seed, .seed = seed };
+	unsigned char leave[52] = { 0 }, *before, *now;
+	unsigned int i, n, nbefore, res, len;
+	int room = SA_BUF, raw;
+	umad_port_t port;
+	void *umad, *out;
+	unsigned char *mad;
+	int ret;
+
+	ret = umad_get_port(p->ca, p->portnum, &port);
+	if (ret < 0)
+		fail("umad_get_port: %s", strerror(-ret));
+	f.sm_lid = port.sm_lid;
+	f.gid[0] = 0xfe;
+	f.gid[1] = 0x80;
+	memcpy(f.gid + 8, &port.port_guid, 8);	/* network order */
+	umad_release_port(&port);
+	f.agent = umad_register(p->fd, CLASS_SA, SA_VERSION, 1, NULL);
+	f.raw = umad_register(p->fd, CLASS_SA, SA_VERSION, 0, NULL);
+	if (f.agent < 0 || f.raw < 0)
+		fail("umad_register(SA): %s", strerror(errno));
+	f.method = calloc(count, 1);
+	f.pristine = calloc(count, 1);
+	f.ended = calloc(count, 1);
+	f.raw_sent = calloc(count, 1);
+	umad = umad_alloc(1, umad_size() + room);
+	out = umad_alloc(1, umad_size() + SA_BUF);
+	if (!f.method || !f.pristine || !f.ended || !f.raw_sent || !umad ||
+	    !out)
+		fail("safuzz: out of memory");
+	printf("Seed %u\n", seed);
+	fflush(stdout);
+	nbefore = sa_memberships(&f, out, &before);
+
+	f.tid0 = p->tid + 1;
+	for (i = 0; i < count; i++) {
+		while (f.open >= SA_WINDOW)
+			sa_reap(&f, &umad, &room);
+		mad = umad_get_mad(out);
+		f.pristine[i] = sa_rand(&f) % SA_T_NR;
+		sa_template(&f, mad, f.pristine[i], f.tid0 + i);
+		raw = sa_rand(&f) % 4 == 0;
+		if (sa_rand(&f) % 3) {
+			sa_mutate(&f, mad, raw);
+			f.pristine[i] = 0xff;
+		}
+		f.method[i] = mad[3];
+		f.raw_sent[i] = raw;
+		umad_set_addr(out, f.sm_lid, 1, 0, QKEY_GSI);
+		umad_set_pkey(out, 0);
+		f.sent = i + 1;
+		if (umad_send(p->fd, raw ? f.raw : f.agent, out, MAD_SIZE,
+			      f.pristine[i] == 0xff ? SA_TIMEOUT_BAD_MS :
+			      SA_TIMEOUT_MS, 0) < 0) {
+			/* the kernel refused what was written: never sent */
+			if (f.pristine[i] != 0xff)
+				fail("safuzz: valid request %u refused: %s", i,
+				     strerror(errno));
+			f.ended[i] = 1;
+			f.refused++;
+			continue;
+		}
+		f.open++;
+	}
+	while (f.open)
+		sa_reap(&f, &umad, &room);
+	p->tid = f.tid0 + count;
+
+	/* leave every group joined during the run; then the SA still answers */
+	n = sa_memberships(&f, out, &now);
+	for (i = 0; i < n; i++) {
+		const unsigned char *rec = now + i * 56;
+
+		if (sa_member_of(before, nbefore, rec))
+			continue;
+		memcpy(leave, rec, 16);
+		memcpy(leave + 16, f.gid, 16);
+		leave[48] = rec[48] & 0x0f;
+		res = sa_ask(&f, out, SA_DELETE, SA_ATTR_MCM_REC, MCM_LEAVE,
+			     leave, sizeof(leave), &len);
+		if (res)
+			fail("safuzz: leaving group %u: status 0x%04x", i, res);
+		f.left++;
+	}
+	free(now);
+	if (sa_memberships(&f, out, &now) != nbefore)
+		fail("safuzz: the port is a member of other groups than before");
+	free(now);
+	res = sa_ask(&f, out, SA_GET_TABLE, SA_ATTR_NODE_REC, 0, leave, 0,
+		     &len);
+	if (res)
+		fail("safuzz: NodeRecord GetTable after the run: status 0x%04x",
+		     res);
+	printf("Sent %u\nRefused %u\nAnswered %u\nTimeouts %u\n", f.sent,
+	       f.refused, f.answered, f.timeouts);
+	printf("Succeeded %u\nStatuses %u\nRmppControl %u\nExtra %u\n", f.ok,
+	       f.statuses, f.rmpp_ctl, f.extra);
+	printf("Joined %u\nLeft %u\nNodeRecordBytes %u\n", f.joined, f.left,
+	       len);
+	if (umad_unregister(p->fd, f.agent) || umad_unregister(p->fd, f.raw))
+		fail("umad_unregister: %s", strerror(errno));
+	umad_free(umad);
+	umad_free(out);
+	free(f.method);
+	free(f.pristine);
+	free(f.ended);
+	free(f.raw_sent);
+	free(before);
+}
+
 /*
  * Block in umad_recv() (poll() then read()) until the port goes away:
  * the wait must end in an error. "Blocking" is printed (and flushed)
@@ -551,7 +995,8 @@ static void cmd_block(struct port *p, void *umad)
 static void bad_usage(void)
 {
 	fail("usage: rsim_umad [-C ca] [-P port] [-D] command...\n"
-	     "  commands: nodeinfo portinfo counters unknown small rmpp block");
+	     "  commands: nodeinfo portinfo counters unknown small rmpp block\n"
+	     "            safuzz SEED COUNT");
 }
 
 int main(int argc, char **argv)
@@ -582,6 +1027,12 @@ int main(int argc, char **argv)
 	if (!umad)
 		fail("umad_alloc: out of memory");
 	for (i = optind; i < argc; i++) {
+		if (!strcmp(argv[i], "safuzz") && i + 2 < argc) {
+			cmd_safuzz(&p, strtoul(argv[i + 1], NULL, 0),
+				   strtoul(argv[i + 2], NULL, 0));
+			i += 2;
+			continue;
+		}
 		if (!strcmp(argv[i], "nodeinfo"))
 			cmd_nodeinfo(&p, umad, dr);
 		else if (!strcmp(argv[i], "portinfo"))

@@ -374,15 +374,17 @@ struct rsim_dp_stats {
  *	(sa_agent.c)
  * @agent: the agent for the SA class's requests on QP1, or NULL (RoCE
  *	mode, the module parameter sa=0, or another SA holds the class)
- * @lock: protects @delayed and @stopping; BH off
+ * @lock: protects @delayed, @nr_delayed and @stopping; BH off
  * @delayed: answers held back by the delay fault, oldest first
+ * @nr_delayed: how many (at most RSIM_SA_HELD_MAX: more are lost)
  * @stopping: the agent is going: nothing more is held back
  * @delay_work: posts the held-back answers that are due
  */
 struct rsim_sa_port {
 	struct ib_mad_agent *agent;
-	spinlock_t lock;	/* protects delayed, stopping; BH off */
+	spinlock_t lock;	/* protects delayed, nr_delayed, stopping */
 	struct list_head delayed;
+	unsigned int nr_delayed;
 	bool stopping;
 	struct delayed_work delay_work;
 };

@@ -46,6 +46,8 @@ MODULE_PARM_DESC(sa, "answer as the subnet administrator (default 1; 0 leaves th
 /* how long an RMPP answer waits for each ACK, and how often it resends */
 #define RSIM_SA_RMPP_TIMEOUT_MS	1000
 #define RSIM_SA_RMPP_RETRIES	3
+/* answers the delay fault holds back at once, per port */
+#define RSIM_SA_HELD_MAX	256
 
 enum rsim_sa_fault_site {
 	RSIM_SA_FAULT_DROP,
@@ -147,6 +149,9 @@ static struct ib_mad_send_buf *rsim_sa_reply(struct ib_mad_agent *agent,
 	buf->ah = ah;
 	resp = buf->mad;
 	resp->mad_hdr = req->mad_hdr;
+	/* a Set is answered by GetResp (IBA 13.4.5), as the MAD layer does */
+	if (req->mad_hdr.method == IB_MGMT_METHOD_SET)
+		resp->mad_hdr.method = IB_MGMT_METHOD_GET;
 	resp->mad_hdr.method |= IB_MGMT_METHOD_RESP;
 	resp->mad_hdr.status = cpu_to_be16(a->status);
 	resp->sa_hdr.comp_mask = req->sa_hdr.comp_mask;
@@ -187,6 +192,7 @@ static void rsim_sa_delay_work(struct work_struct *work)
 			h = NULL;
 		} else if (h) {
 			list_del(&h->node);
+			sa->nr_delayed--;
 		}
 		spin_unlock_bh(&sa->lock);
 		if (!h)
@@ -196,7 +202,11 @@ static void rsim_sa_delay_work(struct work_struct *work)
 	}
 }
 
-/* hold an answer back for @ms; false if the agent is going */
+/*
+ * hold an answer back for @ms; false if the agent is going or holds
+ * RSIM_SA_HELD_MAX already (requests keep coming while the fault is on:
+ * what waits stays bounded)
+ */
 static bool rsim_sa_hold(struct rsim_sa_port *sa, struct ib_mad_send_buf *buf,
 			 u32 ms)
 {
@@ -208,12 +218,13 @@ static bool rsim_sa_hold(struct rsim_sa_port *sa, struct ib_mad_send_buf *buf,
 	h->buf = buf;
 	h->due = jiffies + msecs_to_jiffies(ms);
 	spin_lock_bh(&sa->lock);
-	if (sa->stopping) {
+	if (sa->stopping || sa->nr_delayed >= RSIM_SA_HELD_MAX) {
 		spin_unlock_bh(&sa->lock);
 		kfree(h);
 		return false;
 	}
 	first = list_empty(&sa->delayed);
+	sa->nr_delayed++;
 	list_add_tail(&h->node, &sa->delayed);
 	if (first)
 		queue_delayed_work(system_wq, &sa->delay_work,
@@ -314,6 +325,7 @@ static int rsim_sa_add_one(struct ib_device *ibdev)
 		return -EOPNOTSUPP;
 	spin_lock_init(&rsim->sa.lock);
 	INIT_LIST_HEAD(&rsim->sa.delayed);
+	rsim->sa.nr_delayed = 0;
 	INIT_DELAYED_WORK(&rsim->sa.delay_work, rsim_sa_delay_work);
 	rsim->sa.stopping = false;
 	set_bit(IB_MGMT_METHOD_GET, req.method_mask);
@@ -347,6 +359,7 @@ static void rsim_sa_remove_one(struct ib_device *ibdev, void *client_data)
 	/* answers still held back are never sent */
 	spin_lock_bh(&sa->lock);
 	list_splice_init(&sa->delayed, &held);
+	sa->nr_delayed = 0;
 	spin_unlock_bh(&sa->lock);
 	list_for_each_entry_safe(h, tmp, &held, node) {
 		atomic64_inc(&rsim_sa_stats.lost);
