@@ -247,6 +247,12 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"bogus destroy_cq ENOENT" "bogus destroy_qp ENOENT" \
 		"double dealloc_pd_again ENOENT" "double dereg_mr_again ENOENT" \
 		"double destroy_cq_again ENOENT" "double destroy_qp_again ENOENT"
+	check "provider_verbs_multicast" lines /run/verbs "mcast attach 0" \
+		"mcast attach_again 0" "mcast destroy_attached EBUSY" \
+		"mcast detach 0" "mcast detach_again EINVAL" \
+		"mcast attach_other_mlid EINVAL" "mcast attach_second_group 0" \
+		"mcast attach_rc EINVAL" "mcast attach_unicast_lid EINVAL" \
+		"mcast destroy_ud 0"
 	check "provider_verbs_other_context" lines /run/verbs \
 		"ctx2 dealloc_pd_of_ctx2 ENOENT" "ctx2 dealloc_dmah_busy EBUSY" \
 		"ctx2 close 0"

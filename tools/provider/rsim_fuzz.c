@@ -6,7 +6,9 @@
  * resize, destroy, poll, arm), QPs of every type (create, destroy, modify
  * to any state with attributes that connect them to the pool's own QPs
  * or to QP numbers that do not exist), MRs over parts of one buffer
- * (register, rereg, deregister, with any access flags), and posts: every
+ * (register, rereg, deregister, with any access flags), multicast
+ * attaches and detaches (IPoIB's broadcast group, other MGIDs, unicast
+ * GIDs, any LID), and posts: every
  * send opcode the device knows, random SGE lists whose keys are the
  * pool's or made up, ranges inside and outside the MRs, rkeys, flags and
  * inline data; receive WRs likewise. Then it closes the context with
@@ -438,6 +440,40 @@ static void op_post_recv(struct thread *t)
 	put(s);
 }
 
+/*
+ * attach or detach a QP of the pool to or from a multicast group: IPoIB's
+ * broadcast group at its MLID (the one the SA made), another MGID, or an
+ * address that is no group's, at a LID of the multicast range or not
+ */
+static void op_mcast(struct thread *t)
+{
+	struct slot *s = get(t, qps, NQP);
+	union ibv_gid gid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff } };
+	uint16_t mlid = 0xc000;
+	int err;
+
+	memset(gid.raw + 12, 0xff, 4);
+	switch (below(t, 4)) {
+	case 0:
+		gid.raw[15] = rnd(t);		/* another group */
+		break;
+	case 1:
+		gid.raw[0] = rnd(t);		/* unicast, mostly */
+		break;
+	case 2:
+		mlid = rnd(t);			/* any LID */
+		break;
+	}
+	if (s->obj) {
+		if (below(t, 2))
+			err = ibv_attach_mcast(s->obj, &gid, mlid);
+		else
+			err = ibv_detach_mcast(s->obj, &gid, mlid);
+		count(t, !err);
+	}
+	put(s);
+}
+
 static void *run(void *arg)
 {
 	struct thread *t = arg;
@@ -472,6 +508,9 @@ static void *run(void *arg)
 		case 12:
 		case 13:
 			op_post_recv(t);
+			break;
+		case 14:
+			op_mcast(t);
 			break;
 		default:
 			op_poll(t);

@@ -17,6 +17,8 @@
  *  - ibv_rereg_mr() of rights, translation and PD, and bad reregs;
  *  - device memory (ibv_alloc_dm): copies, a zero-based MR over it that
  *    an RDMA write lands in, the DM busy while the MR covers it;
+ *  - multicast: a UD QP attached to and detached from two groups, busy
+ *    while attached; bad attaches refused;
  *  - bad input: a PD with a live MR (EBUSY, the MR still usable), a CQ a
  *    QP uses (EBUSY), bad access flags, empty and unmapped MRs, CQ and QP
  *    sizes beyond the device's limits, address handles (a UD send to
@@ -681,6 +683,70 @@ out:
 }
 
 /*
+ * Multicast through the provider (ibv_attach_mcast, ibv_detach_mcast):
+ * a UD QP attached to IPoIB's broadcast group at its MLID, once more
+ * (uverbs keeps one attachment), and to a second group; the broadcast
+ * group's MGID at another MLID refused (EINVAL: the device has it at
+ * 0xc000); the QP refuses to go while attached (EBUSY); detached, and
+ * detached again (none left: EINVAL); an RC QP, a unicast GID and a
+ * unicast LID refused (EINVAL). Like an HCA's, the device's groups are
+ * what its QPs are attached to, whatever the SA has.
+ */
+static void multicast(void)
+{
+	union ibv_gid bcast = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff,
+					 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
+					 0xff } };
+	union ibv_gid other = bcast, unicast = bcast;
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *ud, *rc;
+	struct ibv_cq *cq;
+
+	other.raw[15] = 0x01;
+	unicast.raw[0] = 0xfe;
+	unicast.raw[1] = 0x80;
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	if (expect_ptr("mcast", "cq", cq, 0))
+		return;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	errno = 0;
+	ud = ibv_create_qp(pd, &qa);
+	qa.qp_type = IBV_QPT_RC;
+	rc = ibv_create_qp(pd, &qa);
+	if (expect_ptr("mcast", "qps", ud && rc ? ud : NULL, 0))
+		goto out;
+	expect("mcast", "attach", ibv_attach_mcast(ud, &bcast, 0xc000), 0);
+	expect("mcast", "attach_again", ibv_attach_mcast(ud, &bcast, 0xc000), 0);
+	expect("mcast", "attach_other_mlid",
+	       ibv_attach_mcast(ud, &bcast, 0xc001), EINVAL);
+	expect("mcast", "attach_second_group",
+	       ibv_attach_mcast(ud, &other, 0xc001), 0);
+	expect("mcast", "destroy_attached", ibv_destroy_qp(ud), EBUSY);
+	expect("mcast", "detach", ibv_detach_mcast(ud, &bcast, 0xc000), 0);
+	expect("mcast", "detach_again", ibv_detach_mcast(ud, &bcast, 0xc000),
+	       EINVAL);
+	expect("mcast", "detach_second_group",
+	       ibv_detach_mcast(ud, &other, 0xc001), 0);
+	expect("mcast", "attach_rc", ibv_attach_mcast(rc, &bcast, 0xc000),
+	       EINVAL);
+	expect("mcast", "attach_unicast_gid",
+	       ibv_attach_mcast(ud, &unicast, 0xc000), EINVAL);
+	expect("mcast", "attach_unicast_lid", ibv_attach_mcast(ud, &bcast, 1),
+	       EINVAL);
+out:
+	if (ud)
+		expect("mcast", "destroy_ud", ibv_destroy_qp(ud), 0);
+	if (rc)
+		expect("mcast", "destroy_rc", ibv_destroy_qp(rc), 0);
+	expect("mcast", "destroy_cq", ibv_destroy_cq(cq), 0);
+}
+
+/*
  * Objects in use: a PD with a live MR, a CQ a QP uses. Both refused with
  * EBUSY and still usable after: the MR carries an RDMA write over a QP
  * connected to itself.
@@ -1307,6 +1373,7 @@ int main(int argc, char **argv)
 	device_memory();
 	bad_sizes();
 	bogus_and_double();
+	multicast();
 	other_context(dev);
 
 	expect("cleanup", "dealloc_pd", ibv_dealloc_pd(pd), 0);
