@@ -60,7 +60,7 @@ stage "UML 6.12 route: $route"
 kunit_log=$RSIM_OUT/uml-6.12-kunit.log
 conf_log=$RSIM_OUT/uml-6.12-conformance.log
 rm -f "$kunit_log" "$kunit_log.out" "$conf_log" "$conf_log.out"
-rsim_boot conformance "$conf_log" RSIM_UML_ARGS="RSIM_CONF_ARGS=hazards=rdmasim0,rsim_veth2_rdmasim"
+rsim_boot conformance "$conf_log" RSIM_UML_ARGS="RSIM_CONF_ARGS=hazards=rdmasim0,rdmasim1,rsim_veth2_rdmasim,peer=rdmasim0"
 rsim_boot kunit "$kunit_log" RSIM_UML_ARGS="${RSIM_UML_ARGS:-}"
 rsim_boots_wait
 # the route the boots took: the patch's line exactly when the host's area
@@ -75,7 +75,7 @@ done
 # shellcheck disable=SC2086 # words on purpose
 rsim_judge "$kunit_log" "$conf_log" -- \
 	$RSIM_JUDGE_KUNIT "$RSIM_MODDIR/kunit/rdmasim_kunit.ko" \
-	--conformance rdmasim0,rsim_veth2_rdmasim,rxe0,siw0 \
+	--conformance rdmasim0,rdmasim1,rsim_veth2_rdmasim,rxe0,siw0 \
 	--conformance-module "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" \
 	--known "$RSIM_TOP/kunit/conformance/known-divergences-6.12" \
 	--json "$out/kunit.json" --out "$out" \

@@ -13,7 +13,8 @@
 #   2. the debug boots start at once, the longest first, and run while
 #      everything else is built and run beside them:
 #      - rdma-core's own tests (pyverbs) on rdmasim0;
-#      - the conformance suites on rdmasim0, rsim_veth2_rdmasim (RoCE
+#      - the conformance suites on rdmasim0, rdmasim1 (reached from
+#        rdmasim0 across the subnet), rsim_veth2_rdmasim (RoCE
 #        mode), rxe0 and siw0;
 #      - rdmasim's KUnit suites, the shell selftest, the mutant (rdmasim
 #        built with one rule broken must fail exactly that rule)
@@ -151,7 +152,7 @@ rsim_judge "$RSIM_OUT/uml-kunit.log" -- \
 	--summary "$RSIM_SUMMARY" --label "kunit + selftest + mutant" ||
 	fails=$((fails + 1))
 rsim_judge "$RSIM_OUT/uml-conformance.log" -- \
-	--conformance rdmasim0,rsim_veth2_rdmasim,rxe0,siw0 \
+	--conformance rdmasim0,rdmasim1,rsim_veth2_rdmasim,rxe0,siw0 \
 	--conformance-module "$uml_moddir/kunit/conformance/rdma_conformance.ko" \
 	--out "$RSIM_OUT" --summary "$RSIM_SUMMARY" --label "conformance" ||
 	fails=$((fails + 1))

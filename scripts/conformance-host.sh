@@ -15,7 +15,11 @@
 #
 # Module parameters: hazards=<dev> also runs the checks that hang some
 # devices (page_size 0), print_warns=1 prints WARN backtraces instead of
-# counting them, limit_budget=<n> allows longer object-limit checks.
+# counting them, limit_budget=<n> allows longer object-limit checks,
+# peer=<dev> puts the requesters of the connections on another InfiniBand
+# port of the same fabric (e.g. the second port's device of a two-HCA host):
+#
+#   scripts/conformance-host.sh mlx5_1 peer=mlx5_0
 # Uses lib.sh's RSIM_TOP and RSIM_OUT, and lib-kernel.sh's rsim_build_modules
 # (RSIM_MODDIR).
 set -euo pipefail

@@ -34,6 +34,6 @@ log=$RSIM_OUT/uml-conformance.log
 # suites (guest/init-uml.sh's ulp_nvme_pair)
 rsim_boot conformance "$log" RSIM_UML_ARGS="${RSIM_UML_ARGS:-} ib_core.force_mr=1"
 rsim_boots_wait
-rsim_judge "$log" -- --conformance rdmasim0,rsim_veth2_rdmasim,rxe0,siw0 --out "$RSIM_OUT" \
+rsim_judge "$log" -- --conformance rdmasim0,rdmasim1,rsim_veth2_rdmasim,rxe0,siw0 --out "$RSIM_OUT" \
 	--conformance-module "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" ||
 	die "the conformance suites failed"

@@ -61,6 +61,9 @@ enum rcf_transport {
  * @dmac: the destination MAC: the GID's own netdev's (RoCE)
  * @cm_addr: the address rdma_cm listens on and connects to (iWARP)
  * @hazards: run the checks that are known to hang or crash some devices
+ * @is_target: the suites run on it (else it is only the peer)
+ * @peer: where the requesters of its connections live, reached through
+ *	the InfiniBand subnet by LID; NULL: both ends on this device
  * @lock: protects @users and @gone
  * @users: cases running on the device
  * @gone: the device is being unregistered; no new case may start
@@ -83,6 +86,8 @@ struct rcf_target {
 	u8 dmac[ETH_ALEN];
 	struct sockaddr_storage cm_addr;
 	bool hazards;
+	bool is_target;
+	struct rcf_target *peer;
 	spinlock_t lock;	/* protects users and gone */
 	int users;
 	bool gone;
@@ -150,8 +155,10 @@ void rcf_expect_unchanged(struct kunit *test, struct rcf_buf *b, u8 fill,
 
 /* conn.c: objects that go away with the case */
 struct ib_pd *rcf_pd(struct kunit *test);
+struct ib_pd *rcf_pd_on(struct kunit *test, struct ib_device *dev);
 void rcf_pd_free(void *pd);
 struct ib_cq *rcf_cq(struct kunit *test, int cqe);
+struct ib_cq *rcf_cq_on(struct kunit *test, struct ib_device *dev, int cqe);
 void rcf_cq_free(void *cq);
 struct ib_mr *rcf_mr(struct kunit *test, struct ib_pd *pd,
 		     enum ib_mr_type type, u32 max_num_sg);
@@ -166,8 +173,9 @@ void rcf_sg_set(struct scatterlist *sg, u64 dma, unsigned int len);
 struct scatterlist *rcf_sgl(struct kunit *test, int nents);
 
 /**
- * struct rcf_side - one end of a loopback connection
+ * struct rcf_side - one end of a connection
  * @conn: the connection it belongs to
+ * @t: the device it is on: the device under test or its peer
  * @pd: its PD
  * @cq: its send and receive CQ
  * @qp: its QP
@@ -177,6 +185,7 @@ struct scatterlist *rcf_sgl(struct kunit *test, int nents);
  */
 struct rcf_side {
 	struct rcf_conn *conn;
+	struct rcf_target *t;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
@@ -186,8 +195,9 @@ struct rcf_side {
 };
 
 /**
- * struct rcf_conn - two RC QPs of one device connected to each other
- * @t: the device
+ * struct rcf_conn - two RC QPs connected to each other
+ * @t: the device under test: the responder's, and the requester's too
+ *	unless the requester's PD is on @t's peer
  * @a: the requester
  * @b: the responder
  * @listen: the rdma_cm listener (iWARP)
@@ -258,7 +268,7 @@ struct rcf_frwr {
 };
 
 /* set-up choices */
-#define RCF_OTHER_PD	BIT(0)	/* @mr in the requester's PD, not the responder's */
+#define RCF_OTHER_PD	BIT(0)	/* @mr in a PD not the responder's */
 #define RCF_NO_REG	BIT(1)	/* map and register later */
 
 struct rcf_frwr *rcf_frwr_new(struct kunit *test, int access,

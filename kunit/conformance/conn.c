@@ -108,15 +108,21 @@ void rcf_pd_free(void *pd)
 	ib_dealloc_pd(pd);
 }
 
-/* a PD on the device under test; aborts the case if there is none */
-struct ib_pd *rcf_pd(struct kunit *test)
+/* a PD on @dev; aborts the case if there is none */
+struct ib_pd *rcf_pd_on(struct kunit *test, struct ib_device *dev)
 {
-	struct ib_pd *pd = ib_alloc_pd(rcf_target(test)->dev, 0);
+	struct ib_pd *pd = ib_alloc_pd(dev, 0);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pd);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, rcf_pd_free, pd));
 	return pd;
+}
+
+/* a PD on the device under test */
+struct ib_pd *rcf_pd(struct kunit *test)
+{
+	return rcf_pd_on(test, rcf_target(test)->dev);
 }
 
 /* free a CQ, as a KUnit action or a free function */
@@ -125,16 +131,21 @@ void rcf_cq_free(void *cq)
 	ib_free_cq(cq);
 }
 
-/* a CQ polled directly by the case */
-struct ib_cq *rcf_cq(struct kunit *test, int cqe)
+/* a CQ on @dev, polled directly by the case */
+struct ib_cq *rcf_cq_on(struct kunit *test, struct ib_device *dev, int cqe)
 {
-	struct ib_cq *cq = ib_alloc_cq(rcf_target(test)->dev, NULL, cqe, 0,
-				       IB_POLL_DIRECT);
+	struct ib_cq *cq = ib_alloc_cq(dev, NULL, cqe, 0, IB_POLL_DIRECT);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, cq);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, rcf_cq_free, cq));
 	return cq;
+}
+
+/* a CQ on the device under test */
+struct ib_cq *rcf_cq(struct kunit *test, int cqe)
+{
+	return rcf_cq_on(test, rcf_target(test)->dev, cqe);
 }
 
 /* dereg an MR, as a KUnit action or a free function */
@@ -392,21 +403,25 @@ static void rcf_init_attr(struct rcf_conn *c, struct rcf_side *s,
 	a->cap.max_recv_sge = 1;
 	a->sq_sig_type = IB_SIGNAL_REQ_WR;
 	a->qp_type = IB_QPT_RC;
-	a->port_num = c->t->port;
+	a->port_num = s->t->port;
 }
 
-/* RDMA READs in flight each way: what the device allows, up to 4 */
-static u8 rcf_rd_depth(const struct rcf_target *t)
+/* RDMA READs in flight each way: what both ends allow, up to 4 */
+static u8 rcf_rd_depth(const struct rcf_target *t, const struct rcf_target *u)
 {
-	return min3(4U, (u32)t->attr.max_qp_rd_atom,
-		    (u32)t->attr.max_qp_init_rd_atom);
+	return min3(4U, min(t->attr.max_qp_rd_atom, u->attr.max_qp_rd_atom),
+		    min(t->attr.max_qp_init_rd_atom,
+			u->attr.max_qp_init_rd_atom));
 }
 
-/* RESET -> INIT -> RTR -> RTS, connected to QP @dest of the same port */
-static int rcf_qp_to_rts(struct rcf_conn *c, struct ib_qp *qp, u32 dest)
+/*
+ * RESET -> INIT -> RTR -> RTS, @s connected to @to: a QP of the same port,
+ * or on InfiniBand one of the peer's, by its LID
+ */
+static int rcf_qp_to_rts(struct rcf_side *s, const struct rcf_side *to)
 {
-	const struct rcf_target *t = c->t;
-	union ib_gid dgid = t->gid;
+	const struct rcf_target *t = s->t, *u = to->t;
+	union ib_gid dgid = u->gid;
 	struct ib_qp_attr qa = {
 		.qp_state = IB_QPS_INIT,
 		.port_num = t->port,
@@ -414,7 +429,7 @@ static int rcf_qp_to_rts(struct rcf_conn *c, struct ib_qp *qp, u32 dest)
 	};
 	int err;
 
-	err = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
+	err = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	if (err)
 		return err;
@@ -424,17 +439,17 @@ static int rcf_qp_to_rts(struct rcf_conn *c, struct ib_qp *qp, u32 dest)
 	qa.ah_attr.type = rdma_ah_find_type(t->dev, t->port);
 	rdma_ah_set_port_num(&qa.ah_attr, t->port);
 	if (t->transport == RCF_TR_IB)
-		rdma_ah_set_dlid(&qa.ah_attr, t->lid);
+		rdma_ah_set_dlid(&qa.ah_attr, u->lid);
 	else
 		rdma_ah_set_grh(&qa.ah_attr, &dgid, 0, t->sgid_index, 64, 0);
 	if (qa.ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE)
-		memcpy(qa.ah_attr.roce.dmac, t->dmac, ETH_ALEN);
-	qa.path_mtu = t->mtu;
-	qa.dest_qp_num = dest;
-	qa.max_dest_rd_atomic = rcf_rd_depth(t);
+		memcpy(qa.ah_attr.roce.dmac, u->dmac, ETH_ALEN);
+	qa.path_mtu = min(t->mtu, u->mtu);
+	qa.dest_qp_num = to->qp->qp_num;
+	qa.max_dest_rd_atomic = rcf_rd_depth(t, u);
 	qa.min_rnr_timer = 12;
-	err = ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+	err = ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_AV |
+			   IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
 	if (err)
 		return err;
@@ -444,8 +459,8 @@ static int rcf_qp_to_rts(struct rcf_conn *c, struct ib_qp *qp, u32 dest)
 	qa.timeout = 14;
 	qa.retry_cnt = 6;	/* rxe retries 7 for ever */
 	qa.rnr_retry = 7;
-	qa.max_rd_atomic = rcf_rd_depth(t);
-	return ib_modify_qp(qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN |
+	qa.max_rd_atomic = rcf_rd_depth(t, u);
+	return ib_modify_qp(s->qp, &qa, IB_QP_STATE | IB_QP_SQ_PSN |
 			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
 			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
 }
@@ -465,20 +480,20 @@ static void rcf_connect_modify(struct kunit *test, struct rcf_conn *c)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, qp);
 	c->b.qp = qp;
 
-	err = rcf_qp_to_rts(c, c->a.qp, c->b.qp->qp_num);
+	err = rcf_qp_to_rts(&c->a, &c->b);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "%s: requester QP to RTS",
-			    c->t->name);
-	err = rcf_qp_to_rts(c, c->b.qp, c->a.qp->qp_num);
+			    c->a.t->name);
+	err = rcf_qp_to_rts(&c->b, &c->a);
 	KUNIT_ASSERT_EQ_MSG(test, err, 0, "%s: responder QP to RTS",
-			    c->t->name);
+			    c->b.t->name);
 }
 
 static void rcf_conn_param(const struct rcf_target *t,
 			   struct rdma_conn_param *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->responder_resources = rcf_rd_depth(t);
-	p->initiator_depth = rcf_rd_depth(t);
+	p->responder_resources = rcf_rd_depth(t, t);
+	p->initiator_depth = rcf_rd_depth(t, t);
 	p->retry_count = 6;
 	p->rnr_retry_count = 7;
 }
@@ -697,15 +712,27 @@ static void rcf_conn_release(void *arg)
 	rcf_side_release(&c->b);
 }
 
+/* the device @pd is on: the device under test or its peer */
+static struct rcf_target *rcf_pd_target(struct kunit *test,
+					struct rcf_target *t, struct ib_pd *pd)
+{
+	if (t->peer && pd->device == t->peer->dev)
+		return t->peer;
+	KUNIT_ASSERT_PTR_EQ_MSG(test, pd->device, t->dev,
+				"a PD of neither %s nor its peer", t->name);
+	return t;
+}
+
 /**
- * rcf_conn_new() - two connected RC QPs on the device under test
+ * rcf_conn_new() - two connected RC QPs
  * @test: the case
- * @pd_a: the requester's PD
- * @pd_b: the responder's PD (may be @pd_a)
+ * @pd_a: the requester's PD: on the device under test, or on its peer
+ *	(then the connection crosses the InfiniBand subnet)
+ * @pd_b: the responder's PD (may be @pd_a), on the device under test
  *
- * Each side gets its own CQ; both QPs allow local write, remote read and
- * remote write. Skips the case if the device's transport cannot be
- * connected here; aborts it if connecting fails.
+ * Each side gets its own CQ, on its own device; both QPs allow local
+ * write, remote read and remote write. Skips the case if the device's
+ * transport cannot be connected here; aborts it if connecting fails.
  *
  * Return: the connection, torn down when the case ends.
  */
@@ -725,10 +752,13 @@ struct rcf_conn *rcf_conn_new(struct kunit *test, struct ib_pd *pd_a,
 	init_waitqueue_head(&c->wq);
 	c->a.conn = c;
 	c->b.conn = c;
+	c->a.t = rcf_pd_target(test, t, pd_a);
+	c->b.t = t;
+	KUNIT_ASSERT_PTR_EQ(test, pd_b->device, t->dev);
 	c->a.pd = pd_a;
 	c->b.pd = pd_b;
-	c->a.cq = rcf_cq(test, 2 * RCF_QP_DEPTH);
-	c->b.cq = rcf_cq(test, 2 * RCF_QP_DEPTH);
+	c->a.cq = rcf_cq_on(test, c->a.t->dev, 2 * RCF_QP_DEPTH);
+	c->b.cq = rcf_cq_on(test, c->b.t->dev, 2 * RCF_QP_DEPTH);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, rcf_conn_release, c));
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Suite rdma_conformance_frwr.<device>: fast registration and remote
- * access over a loopback RC connection.
+ * access over an RC connection: a loopback one, or with the module's peer
+ * parameter one from another device across the InfiniBand subnet.
  *
  * A window in the middle of the responder's buffer, unaligned at both
  * ends and across a page boundary, is registered with IB_WR_REG_MR; the
@@ -94,13 +95,19 @@ static void rcf_frwr_map(struct kunit *test, struct rcf_frwr *f, u64 off,
  * @access: the REG_MR access flags
  * @flags: RCF_OTHER_PD, RCF_NO_REG
  *
+ * The window is on the device under test. The requester is there too, or
+ * on the device's peer (the connection then crosses the subnet): with a
+ * peer, a window in another PD than the responder's is registered through
+ * a second connection on the device under test, in that PD.
+ *
  * Return: the fixture; skips or aborts the case if it cannot be had.
  */
 struct rcf_frwr *rcf_frwr_new(struct kunit *test, int access,
 			      unsigned int flags)
 {
 	struct rcf_target *t = rcf_target(test);
-	struct ib_pd *pd_a, *pd_b;
+	struct ib_pd *pd_a, *pd_b, *pd_mr;
+	struct ib_device *req_dev;
 	struct rcf_frwr *f;
 	enum ib_wc_status st;
 	int i;
@@ -111,19 +118,32 @@ struct rcf_frwr *rcf_frwr_new(struct kunit *test, int access,
 			   t->name, t->no_conn);
 	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	pd_a = rcf_pd(test);
-	pd_b = flags & RCF_OTHER_PD ? rcf_pd(test) : pd_a;
+	if (t->peer) {
+		pd_a = rcf_pd_on(test, t->peer->dev);
+		pd_b = rcf_pd(test);
+		pd_mr = flags & RCF_OTHER_PD ? rcf_pd(test) : pd_b;
+	} else {
+		pd_a = rcf_pd(test);
+		pd_b = flags & RCF_OTHER_PD ? rcf_pd(test) : pd_a;
+		pd_mr = pd_a;
+	}
+	req_dev = pd_a->device;
 
-	f->src = rcf_buf_new(test, t->dev, RCF_BUF_LEN, 0);
+	f->src = rcf_buf_new(test, req_dev, RCF_BUF_LEN, 0);
 	for (i = 0; i < RCF_BUF_LEN; i++)
 		f->src->va[i] = i * 7 + 3;
 	rcf_buf_sync_dev(f->src);
-	f->sink = rcf_buf_new(test, t->dev, RCF_BUF_LEN, RCF_FILL_SINK);
+	f->sink = rcf_buf_new(test, req_dev, RCF_BUF_LEN, RCF_FILL_SINK);
 	f->dst = rcf_buf_new(test, t->dev, 4 * PAGE_SIZE, RCF_FILL_DST);
-	f->mr = rcf_mr(test, pd_a, IB_MR_TYPE_MEM_REG, 4);
+	f->mr = rcf_mr(test, pd_mr, IB_MR_TYPE_MEM_REG, 4);
 
 	f->c = rcf_conn_new(test, pd_a, pd_b);
-	f->reg_side = flags & RCF_OTHER_PD ? &f->c->a : &f->c->b;
+	if (pd_mr == pd_b)
+		f->reg_side = &f->c->b;
+	else if (pd_mr == pd_a)
+		f->reg_side = &f->c->a;
+	else
+		f->reg_side = &rcf_conn_new(test, pd_mr, pd_mr)->a;
 	if (flags & RCF_NO_REG)
 		return f;
 	rcf_frwr_map(test, f, RCF_W_OFF, RCF_W_LEN);

@@ -2,7 +2,7 @@
 /*
  * rdma_conformance.ko: the device-agnostic conformance suites.
  *
- *   insmod rdma_conformance.ko [target=all|<dev>[,<dev>...]]
+ *   insmod rdma_conformance.ko [target=all|<dev>[,<dev>...]] [peer=<dev>]
  *				[suites=mr,map,frwr,limits|bench]
  *				[hazards=<dev>[,<dev>...]|all]
  *				[limit_budget=<objects>] [print_warns=1]
@@ -15,6 +15,12 @@
  * the same entry point the KUnit executor uses, so the KTAP they print is
  * ordinary KTAP. They stay in debugfs (kunit/<suite>/results) until the
  * module is unloaded.
+ *
+ * peer=<dev> puts the requester of every connection on <dev>, for each
+ * InfiniBand target other than <dev> itself: the responder, its keys and
+ * its memory stay on the target, which is reached through the subnet by
+ * LID (rdmasim devices form one subnet; so do the ports of real HCAs on
+ * one fabric). Only frwr's and bench's cases connect QPs.
  *
  * A device that goes away while its cases run is waited for: its client
  * remove() blocks until the running case has released everything, and
@@ -40,6 +46,11 @@ static char *hazards = "";
 module_param(hazards, charp, 0444);
 MODULE_PARM_DESC(hazards,
 		 "devices on which to run the checks that hang some devices (see Documentation/conformance.rst): all, or a list");
+
+static char *peer = "";
+module_param(peer, charp, 0444);
+MODULE_PARM_DESC(peer,
+		 "a device for the requesters of the connections: InfiniBand targets other than it are reached through the subnet");
 
 static bool print_warns;
 module_param(print_warns, bool, 0444);
@@ -72,9 +83,15 @@ static struct kunit_suite * const rcf_templates[] = {
 	&rcf_bench_suite,
 };
 
-/* targets, in the order the RDMA core reported the devices */
+/*
+ * targets (and the peer, which may be one), in the order the RDMA core
+ * reported the devices
+ */
 static LIST_HEAD(rcf_targets);
-static DEFINE_MUTEX(rcf_targets_lock);	/* protects rcf_targets */
+static DEFINE_MUTEX(rcf_targets_lock);	/* protects rcf_targets, rcf_peer */
+
+/* the device named by peer=, once the core reported it */
+static struct rcf_target *rcf_peer;
 
 /* every suite of every target, in run order, for the KUnit entry points */
 static struct kunit_suite **rcf_all;
@@ -145,21 +162,10 @@ static void rcf_target_put(void *arg)
 	spin_unlock(&t->lock);
 }
 
-/*
- * .init of every case: the device is still there and stays until the case
- * has released what it made; WARNs in this task are counted, not printed
- * (a verb that WARNs on its input breaks the rule of every case).
- */
-int rcf_case_init(struct kunit *test)
+/* a case's hold on @t: no unregistration until the case has ended */
+static void rcf_target_hold(struct kunit *test, struct rcf_target *t)
 {
-	struct rcf_target *t = rcf_current;
-	struct rcf_case_ctx *ctx;
 	bool gone;
-
-	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	if (!ctx)
-		return -ENOMEM;
-	test->priv = ctx;
 
 	spin_lock(&t->lock);
 	gone = t->gone;
@@ -168,8 +174,29 @@ int rcf_case_init(struct kunit *test)
 	spin_unlock(&t->lock);
 	if (gone)
 		kunit_skip(test, "%s was unregistered", t->name);
-	if (kunit_add_action_or_reset(test, rcf_target_put, t))
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, rcf_target_put, t));
+}
+
+/*
+ * .init of every case: the device (and its peer) is still there and stays
+ * until the case has released what it made; WARNs in this task are
+ * counted, not printed (a verb that WARNs on its input breaks the rule of
+ * every case).
+ */
+int rcf_case_init(struct kunit *test)
+{
+	struct rcf_target *t = rcf_current;
+	struct rcf_case_ctx *ctx;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
 		return -ENOMEM;
+	test->priv = ctx;
+
+	rcf_target_hold(test, t);
+	if (t->peer)
+		rcf_target_hold(test, t->peer);
 	if (!print_warns)
 		ctx->w = rsim_kunit_warn_begin(test);
 	return 0;
@@ -335,6 +362,17 @@ static void rcf_target_prepare(struct rcf_target *t)
 		rcf_prepare_iwarp(t);
 }
 
+/*
+ * The peer's QPs are @t's requesters if both are InfiniBand ports with a
+ * LID; otherwise (RoCE, iWARP, a port down) @t connects to itself.
+ */
+static void rcf_pair(struct rcf_target *t)
+{
+	if (rcf_peer && rcf_peer != t && t->transport == RCF_TR_IB &&
+	    rcf_peer->transport == RCF_TR_IB)
+		t->peer = rcf_peer;
+}
+
 static const char *rcf_transport_name(enum rcf_transport tr)
 {
 	switch (tr) {
@@ -364,7 +402,11 @@ static void rcf_target_report(struct kunit_suite *suite, struct rcf_target *t)
 		  t->name, t->driver, t->port, ##__VA_ARGS__)
 	switch (t->transport) {
 	case RCF_TR_IB:
-		RCF_REPORT("%s, LID %u", tr, t->lid);
+		if (t->peer)
+			RCF_REPORT("%s, LID %u, requesters on %s (LID %u) across the subnet",
+				   tr, t->lid, t->peer->name, t->peer->lid);
+		else
+			RCF_REPORT("%s, LID %u", tr, t->lid);
 		break;
 	case RCF_TR_ROCE:
 		RCF_REPORT("%s, GID %pI6 (index %u)", tr, t->gid.raw,
@@ -401,12 +443,17 @@ static struct ib_client rcf_client = {
 	.remove = rcf_remove_one,
 };
 
-/* a device the core reports; it becomes a target if the list names it */
+/*
+ * a device the core reports; it becomes a target if the list names it,
+ * and the peer if peer= does
+ */
 static int rcf_add_one(struct ib_device *dev)
 {
+	bool is_target = rcf_name_listed(target, dev_name(&dev->dev));
+	bool is_peer = !strcmp(peer, dev_name(&dev->dev));
 	struct rcf_target *t;
 
-	if (!rcf_name_listed(target, dev_name(&dev->dev)))
+	if (!is_target && !is_peer)
 		return -EOPNOTSUPP;
 	t = rsim_kzalloc_obj(*t, GFP_KERNEL);
 	if (!t)
@@ -415,11 +462,14 @@ static int rcf_add_one(struct ib_device *dev)
 	strscpy(t->name, dev_name(&dev->dev), sizeof(t->name));
 	t->driver = dev->ops.owner ? module_name(dev->ops.owner) : "builtin";
 	t->hazards = rcf_name_listed(hazards, t->name);
+	t->is_target = is_target;
 	spin_lock_init(&t->lock);
 	init_waitqueue_head(&t->idle);
 	ib_set_client_data(dev, &rcf_client, t);
 	mutex_lock(&rcf_targets_lock);
 	list_add_tail(&t->node, &rcf_targets);
+	if (is_peer)
+		rcf_peer = t;
 	mutex_unlock(&rcf_targets_lock);
 	return 0;
 }
@@ -530,8 +580,18 @@ static int __init rcf_init(void)
 		return err;
 
 	mutex_lock(&rcf_targets_lock);
-	list_for_each_entry(t, &rcf_targets, node) {
+	if (*peer && !rcf_peer) {
+		pr_err("rdma_conformance: no kernel-verbs device named peer=%s\n",
+		       peer);
+		err = -ENODEV;
+		goto err_unlock;
+	}
+	list_for_each_entry(t, &rcf_targets, node)
 		rcf_target_prepare(t);
+	list_for_each_entry(t, &rcf_targets, node) {
+		if (!t->is_target)
+			continue;
+		rcf_pair(t);
 		err = rcf_build_suites(t);
 		if (err < 0)
 			goto err_unlock;
@@ -549,7 +609,7 @@ static int __init rcf_init(void)
 		goto err_unlock;
 	}
 	list_for_each_entry(t, &rcf_targets, node)
-		for (i = 0; t->suites[i]; i++)
+		for (i = 0; t->suites && t->suites[i]; i++)
 			rcf_all[rcf_nr_suites++] = t->suites[i];
 	mutex_unlock(&rcf_targets_lock);
 

@@ -137,6 +137,27 @@ roce_up() {
 		wait_for "rsim_veth2_rdmasim's RoCE v2 GID" 60 roce_v2_gid rsim_veth2_rdmasim
 }
 
+# The conformance boot's second InfiniBand device, rdmasim1: a port of
+# rdmasim0's subnet (LID 2), which the suites check with the requester of
+# every connection on rdmasim0 (peer=rdmasim0), so that each remote access
+# crosses the subnet. Its port counters then show it: data received, none
+# sent (on a loopback connection it would have sent all it received).
+subnet_up() {
+	check "rdmasim1_new_device" \
+		sh -c "echo 1 >/sys/bus/platform/drivers/rdmasim/new_device"
+	check "rdmasim1_port_active" wait_for "rdmasim1's port to be ACTIVE" 60 \
+		port_active rdmasim1
+}
+
+subnet_down() {
+	local c=/sys/class/infiniband/rdmasim1/ports/1/counters w
+	check "rdmasim1_sent_no_data" sysfs_is $c/port_xmit_data 0
+	read -r w <$c/port_rcv_data
+	check "rdmasim1_received_from_rdmasim0" test "${w:-0}" -gt 0
+	check "rdmasim1_del_device" \
+		sh -c "echo 1 >/sys/bus/platform/drivers/rdmasim/del_device"
+}
+
 # After the conformance suites, where the kernel has the ULPs (7.3's
 # debug kernel): NFS over RDMA, then NVMe over RDMA, between
 # rsim_veth2_rdmasim (the client, the host) and rsim_veth3_rdmasim on the
@@ -216,15 +237,17 @@ kunit() {
 	check "rmmod_rdmasim_kunit" rmmod rdmasim_kunit
 }
 
-# The conformance suites on every RDMA device (rdmasim0, rxe0, siw0):
-# KTAP between two markers, judged and tabulated by conformance-table.py.
+# The conformance suites on every RDMA device (rdmasim0, rdmasim1 reached
+# from rdmasim0 when it is there, rsim_veth2_rdmasim, rxe0, siw0): KTAP
+# between two markers, judged and tabulated by conformance-table.py.
 # page_size 0 hangs siw (see Documentation/conformance.rst): hazards only
 # on the others. RSIM_CONF_ARGS replaces the module parameters
 # (commas for spaces), e.g. RSIM_CONF_ARGS=target=rdmasim0,limit_budget=0.
 # conformance [MARK ARGS]: between RSIM-<MARK>-BEGIN and -END instead.
 conformance() {
-	local mark="${1:-CONF}"
-	local args="${2:-${RSIM_CONF_ARGS:-hazards=rdmasim0,rsim_veth2_rdmasim,rxe0}}"
+	local mark="${1:-CONF}" def=hazards=rdmasim0,rdmasim1,rsim_veth2_rdmasim,rxe0
+	[ -d /sys/class/infiniband/rdmasim1 ] && def=$def,peer=rdmasim0
+	local args="${2:-${RSIM_CONF_ARGS:-$def}}"
 
 	say "RSIM-$mark-BEGIN"
 	# shellcheck disable=SC2046 # one word per parameter
@@ -283,7 +306,9 @@ if wants conformance; then
 	part conformance
 	# rdmasim in RoCE mode too, when the peers (rdma_cm's world) are up
 	[ $peers = 1 ] && [ "${RSIM_RDMASIM:-1}" = 1 ] && roce_up
+	[ "${RSIM_RDMASIM:-1}" = 1 ] && subnet_up
 	conformance
+	[ "${RSIM_RDMASIM:-1}" = 1 ] && subnet_down
 	[ $peers = 1 ] && [ "${RSIM_RDMASIM:-1}" = 1 ] && ulp_nvme_pair
 fi
 if wants selftest; then
