@@ -22,9 +22,15 @@
 #     of 8000 bytes, the TCP transfer again, the RC QPs and the SRQ seen
 #     with rdma res;
 #   - the namespaces deleted, ib_ipoib removed: the ports leave every
-#     group (the SA's groups back to the broadcast group alone).
-# Uses check(), capture(), has_line(), lines(), wait_for(), sysfs_is() and
-# refused() from guest/lib.sh and guest/selftest.sh, $DBG, sa_stat() from
+#     group (the SA's groups back to the broadcast group alone);
+#   - NVMe over RDMA over IPoIB's IPv6 link-local addresses, both
+#     interfaces in init_net (where nvmet-rdma and nvme-rdma resolve):
+#     the target on rdmasim1, the host on rdmasim0, 4 MiB written and
+#     read back, the path from the SA; rdmasim1 deleted under the target
+#     and made again.
+# Uses check(), capture(), has_line(), lines(), wait_for(), sysfs_is(),
+# ll_addr_ready(), refused() and ctl() from guest/lib.sh and
+# guest/selftest.sh, $DBG, $IB, sa_stat() from
 # guest/selftest-sa.sh, rdma_core_env(), ll_of() and cm_pair() from
 # guest/cm-pair.sh.
 
@@ -177,12 +183,13 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 				"$CMB/ucmatose -f gid -b fe80::2ca:5100:0:1 -s fe80::2ca:5100:0:101 -p $IPOIB_CM"
 		)
 	}
+	# the SA got requests since $ib_sa_req was read
+	ipoib_sa_asked() {
+		sa_stat requests && [ "$val" -gt "$ib_sa_req" ]
+	}
 	if [ -n "${RSIM_RDMA_CORE_ENV:-}" ]; then
 		sa_stat requests && ib_sa_req=$val
 		check "ipoib_rdma_cm_rping" ipoib_rping
-		ipoib_sa_asked() {
-			sa_stat requests && [ "$val" -gt "$ib_sa_req" ]
-		}
 		check "ipoib_rdma_cm_path_from_sa" ipoib_sa_asked
 		check "ipoib_rdma_cm_af_ib" ipoib_ucmatose_af_ib
 	fi
@@ -216,4 +223,42 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 	}
 	check "ipoib_groups_left" wait_for "IPoIB's groups to be left" 30 \
 		ipoib_left
+
+	# NVMe over RDMA over IPoIB's addresses (guest/ulp-nvme.sh):
+	# nvmet-rdma and nvme-rdma resolve in init_net only, so ib0 and ib1
+	# come back there, with IPv6 link-local addresses. The host reaches
+	# the target's address, ib1's, through ib0 (its %scope): the IB CM
+	# between the devices, the path from the SA. The target's device is
+	# deleted under its port at the end (ulp-nvme.sh's order), and made
+	# again for what follows.
+	if [ -d "$RSIM_MODROOT/lib/modules/$RSIM_KVER/kernel/drivers/nvme" ]; then
+		# shellcheck source=ulp-nvme.sh
+		. "$RSIM_TOP/scripts/guest/ulp-nvme.sh"
+		# shellcheck disable=SC2086 # $MP: words
+		check "ipoib_nvme_modprobe" $MP ib_ipoib
+		ipoib_if rdmasim0 && IB0=$val
+		ipoib_if rdmasim1 && IB1=$val
+		for ifn in "$IB0" "$IB1"; do
+			echo 0 >/proc/sys/net/ipv6/conf/$ifn/accept_dad
+			check "ipoib_nvme_up_$ifn" ip link set "$ifn" up
+			check "ipoib_nvme_ll_$ifn" wait_for "$ifn's link-local address" \
+				60 ll_addr_ready "$ifn"
+		done
+		ll_of "$IB1" && ipoib_ll1=$val
+		sa_stat requests && ib_sa_req=$val
+		kv "$DBG/rdmasim0/datapath" op_reg_mr && ib_reg0=$val
+		nvme_over_rdma ipoib "$ipoib_ll1%$IB1" "$ipoib_ll1%$IB0" rdmasim1 \
+			rdmasim0 rdmasim1
+		check "ipoib_nvme_path_from_sa" ipoib_sa_asked
+		# the host's fast registrations were rdmasim0's: the queues ran
+		# from rdmasim0 to rdmasim1, not on the target's device alone
+		ipoib_host_on_rdmasim0() {
+			kv "$DBG/rdmasim0/datapath" op_reg_mr &&
+				[ "$val" -gt "$ib_reg0" ]
+		}
+		check "ipoib_nvme_host_on_rdmasim0" ipoib_host_on_rdmasim0
+		check "ipoib_nvme_rmmod" rmmod ib_ipoib
+		check "ipoib_nvme_rdmasim1_again" ctl new_device 1
+		check "ipoib_nvme_rdmasim1_lid" sysfs_is "$IB"/rdmasim1/ports/1/lid "0x2"
+	fi
 fi

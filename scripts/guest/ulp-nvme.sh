@@ -2,9 +2,10 @@
 # shellcheck disable=SC2154 # val: set by guest/lib.sh's kv()
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rdmasim: NVMe over RDMA on RoCE-mode rdmasim devices, sourced by the
-# guest scripts that run it (guest/selftest-roce.sh; the conformance boot
-# with ib_core.force_mr=1): an nvmet-rdma target exporting a memory-backed
+# rdmasim: NVMe over RDMA on rdmasim devices, sourced by the guest
+# scripts that run it (guest/selftest-roce.sh and the conformance boot
+# with ib_core.force_mr=1 on RoCE-mode devices, guest/selftest-ipoib.sh
+# over IPoIB's addresses on the subnet): an nvmet-rdma target exporting a memory-backed
 # null_blk namespace through configfs, the nvme-rdma host connected to it
 # through /dev/nvme-fabrics, a pattern written with O_DIRECT, read back
 # and compared, the fast-registration counters of rdmasim's data path
@@ -114,6 +115,17 @@ nvme_ops() {
 	done
 }
 
+# nvme_dev_del dev: the target's RDMA device removed: "rdma link del" for
+# a RoCE-mode device, the platform driver's del_device for an InfiniBand
+# one (rdmasim<N>)
+nvme_dev_del() {
+	case $1 in
+	rdmasim[0-9]*)
+		echo "${1#rdmasim}" >/sys/bus/platform/drivers/rdmasim/del_device ;;
+	*) rdma link del "$1" ;;
+	esac
+}
+
 # nvme_over_rdma tag target_traddr host_traddr target_dev dev...: the
 # whole run, one check per step, named nvme_<tag>_<step>; <target_dev> is
 # the rdmasim device the target listens on (deleted at the end: the
@@ -146,6 +158,6 @@ nvme_over_rdma() {
 		sh -c "echo 1 >/sys/class/nvme/$nvme_ctrl/delete_controller"
 	check "nvme_${tag}_controller_gone" wait_for "$nvme_ctrl to go" 30 \
 		test ! -e "/sys/class/nvme/$nvme_ctrl"
-	check "nvme_${tag}_target_device_del" rdma link del "$tdev"
+	check "nvme_${tag}_target_device_del" nvme_dev_del "$tdev"
 	check "nvme_${tag}_target_down" nvme_target_down
 }
