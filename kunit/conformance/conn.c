@@ -409,9 +409,11 @@ static void rcf_init_attr(struct rcf_conn *c, struct rcf_side *s,
 /* RDMA READs in flight each way: what both ends allow, up to 4 */
 static u8 rcf_rd_depth(const struct rcf_target *t, const struct rcf_target *u)
 {
-	return min3(4U, min(t->attr.max_qp_rd_atom, u->attr.max_qp_rd_atom),
-		    min(t->attr.max_qp_init_rd_atom,
-			u->attr.max_qp_init_rd_atom));
+	u32 rd = min_t(u32, t->attr.max_qp_rd_atom, u->attr.max_qp_rd_atom);
+	u32 init = min_t(u32, t->attr.max_qp_init_rd_atom,
+			 u->attr.max_qp_init_rd_atom);
+
+	return min3(4U, rd, init);
 }
 
 /*
