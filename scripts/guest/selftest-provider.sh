@@ -146,7 +146,27 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		[ $rc = 0 ] && has_line /run/pp-srv "*100 iters in*" &&
 			has_line /run/pp-cli "*100 iters in*"
 	}
+	# the CQs are rings the process maps (rdmasim-abi.h): polled without
+	# a poll_cq command; with RSIM_NO_MAP=1 the provider keeps the
+	# kernel's command, the path an old provider takes
+	pp_stat() {
+		kv "$DBG/rdmasim0/datapath" "$1"
+	}
+	pp_stat user_polls && pp_polls0=$val
+	pp_stat cq_rings && pp_rings0=$val
 	check "provider_ibv_rc_pingpong" provider_pingpong rc
+	pp_mapped() {
+		pp_stat cq_rings && [ "$val" -ge $((pp_rings0 + 2)) ] &&
+			pp_stat user_polls && [ "$val" = "$pp_polls0" ]
+	}
+	check "provider_pingpong_polled_mapped_cqs" pp_mapped
+	export RSIM_NO_MAP=1
+	check "provider_ibv_rc_pingpong_no_map" provider_pingpong rc
+	unset RSIM_NO_MAP
+	pp_commands() {
+		pp_stat user_polls && [ "$val" -gt "$pp_polls0" ]
+	}
+	check "provider_no_map_polled_with_commands" pp_commands
 	check "provider_ibv_uc_pingpong" provider_pingpong uc
 	check "provider_ibv_ud_pingpong" provider_pingpong ud
 	# one QP on the SRQ: with its default 16, the client may still have a
@@ -270,6 +290,14 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		-s "${RSIM_FUZZ_SEED:-$(date +%s)}" -n 1500
 	check "provider_fuzz_ran" lines /run/fuzz "result PASS" "exit 0"
 	provider_left_alone fuzz /run/fuzz
+	# again, with a third thread writing random bytes into every ring
+	# the process maps (rsim_fuzz -x): the kernel writes only inside its
+	# rings, reports nothing, and everything is freed at close
+	provider_tool /run/fuzzx rsim_fuzz \
+		-s "${RSIM_FUZZ_SEED:-$(date +%s)}" -n 1500 -x
+	check "provider_fuzz_hostile_rings" lines /run/fuzzx "result PASS" \
+		"scribbler: *" "exit 0"
+	provider_left_alone fuzzx /run/fuzzx
 
 	# tools/provider's rsim_stress: two threads post WRITEs, READs and
 	# SENDs (up to 256 KiB, one to three SGEs) to one self-connected RC

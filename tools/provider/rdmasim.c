@@ -5,8 +5,11 @@
  * provider ABI, IBVERBS_PRIVATE_<N>). Everything goes through the generic
  * ibv_cmd_* command layer to the kernel's uverbs: context, device and
  * port query, PDs, MRs (plain, extended with a DMA handle, dma-buf) and
- * DMA handles, AHs, CQs and QPs with the kernel's post and poll commands
- * (nothing is mapped into userspace).
+ * DMA handles, AHs, CQs and QPs with the kernel's post commands. CQs are
+ * polled from a ring the kernel writes and the process maps (the context
+ * asks for it: rdmasim-abi.h), without a system call; RSIM_NO_MAP=1 in
+ * the environment, or a kernel that does not grant it, keeps the kernel's
+ * poll command.
  *
  * The kernel reports RDMA_DRIVER_UNKNOWN, which libibverbs never matches
  * by driver id, so the device is matched by its name.
@@ -33,7 +36,53 @@ struct rsim_device {
 
 struct rsim_context {
 	struct verbs_context vctx;
+	uint32_t map;		/* RSIM_UCTX_MAP_* the kernel granted */
 };
+
+/* the core's commands and responses with the driver's data after them */
+struct rsim_get_context {
+	struct ibv_get_context ibv_cmd;
+	struct rsim_alloc_ucontext_cmd drv;
+};
+
+struct rsim_get_context_resp {
+	struct ib_uverbs_get_context_resp ibv_resp;
+	struct rsim_alloc_ucontext_resp drv;
+};
+
+struct rsim_create_cq_resp {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct rsim_cq_ring_resp drv;
+};
+
+struct rsim_create_cq_ex_resp {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
+	struct rsim_cq_ring_resp drv;
+};
+
+struct rsim_resize_cq_resp {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct rsim_cq_ring_resp drv;
+};
+
+/* no padding between the core's part and the driver's */
+static_assert(sizeof(struct rsim_get_context) ==
+	      sizeof(struct ibv_get_context) +
+	      sizeof(struct rsim_alloc_ucontext_cmd), "get_context");
+static_assert(sizeof(struct rsim_create_cq_resp) ==
+	      sizeof(struct ib_uverbs_create_cq_resp) +
+	      sizeof(struct rsim_cq_ring_resp), "create_cq");
+static_assert(sizeof(struct rsim_create_cq_ex_resp) ==
+	      sizeof(struct ib_uverbs_ex_create_cq_resp) +
+	      sizeof(struct rsim_cq_ring_resp), "create_cq_ex");
+static_assert(sizeof(struct rsim_resize_cq_resp) ==
+	      sizeof(struct ib_uverbs_resize_cq_resp) +
+	      sizeof(struct rsim_cq_ring_resp), "resize_cq");
+
+static struct rsim_context *to_rsim_ctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct rsim_context, vctx.context);
+}
 
 static int rsim_query_device_ex(struct ibv_context *ctx,
 				const struct ibv_query_device_ex_input *input,
@@ -312,11 +361,15 @@ static int rsim_dealloc_dmah(struct ibv_dmah *ibdmah)
 
 struct rsim_cq {
 	struct verbs_cq vcq;
-	/* protects wc, cur and n; held from start_poll to end_poll */
+	/* protects wc, cur, n and the ring; held from start_poll to end_poll */
 	pthread_spinlock_t lock;
 	struct ibv_wc wc[RSIM_CQ_BATCH];
 	int cur;			/* the entry being read */
 	int n;				/* entries fetched */
+	/* a mapped CQ: the kernel's ring (NULL: the poll command) */
+	struct rsim_uring_hdr *ring;
+	size_t ring_len;
+	uint32_t nslots;		/* a power of two */
 };
 
 static struct rsim_cq *to_rsim_cq(struct ibv_cq *ibcq)
@@ -329,6 +382,81 @@ static struct rsim_cq *ex_to_rsim_cq(struct ibv_cq_ex *ibcq)
 	return container_of(ibcq, struct rsim_cq, vcq.cq_ex);
 }
 
+static struct rsim_ucqe *rsim_cq_slot(struct rsim_cq *cq, uint32_t i)
+{
+	return (struct rsim_ucqe *)((char *)cq->ring + RSIM_URING_SLOTS) +
+	       (i & (cq->nslots - 1));
+}
+
+/*
+ * Up to @ne completions from the mapped ring into @wc, consumed: the
+ * kernel's index read with an acquire (the slots before it are written),
+ * ours published with a release once they are copied out.
+ */
+static int rsim_cq_ring_poll(struct rsim_cq *cq, int ne, struct ibv_wc *wc)
+{
+	uint32_t cons = cq->ring->cons;
+	uint32_t prod = __atomic_load_n(&cq->ring->prod, __ATOMIC_ACQUIRE);
+	int n = 0;
+
+	while (n < ne && cons != prod) {
+		const struct rsim_ucqe *e = rsim_cq_slot(cq, cons++);
+		struct ibv_wc *w = &wc[n++];
+
+		memset(w, 0, sizeof(*w));
+		w->wr_id = e->wr_id;
+		w->status = e->status;
+		w->opcode = e->opcode;
+		w->vendor_err = e->vendor_err;
+		w->byte_len = e->byte_len;
+		w->imm_data = (__be32)e->ex;
+		w->qp_num = e->qp_num;
+		w->src_qp = e->src_qp;
+		w->wc_flags = e->wc_flags;
+		w->pkey_index = e->pkey_index;
+		w->slid = e->slid;
+		w->sl = e->sl;
+		w->dlid_path_bits = e->dlid_path_bits;
+	}
+	__atomic_store_n(&cq->ring->cons, cons, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
+ * Drop @qpn's completions from a mapped ring (the QP went back to RESET
+ * or away; the kernel drops them itself from a ring it polls): the others
+ * keep their order, moved towards the producer, and the consumer index
+ * skips the freed slots. The kernel only writes at its index, past these.
+ */
+static void rsim_cq_ring_clean(struct rsim_cq *cq, uint32_t qpn)
+{
+	uint32_t cons, prod, i, freed = 0;
+
+	if (!cq->ring)
+		return;
+	pthread_spin_lock(&cq->lock);
+	cons = cq->ring->cons;
+	prod = __atomic_load_n(&cq->ring->prod, __ATOMIC_ACQUIRE);
+	/* indices the process itself wrote over: nothing to keep */
+	if (prod - cons > cq->nslots)
+		cons = prod - cq->nslots;
+	for (i = prod; i != cons; i--) {
+		struct rsim_ucqe *e = rsim_cq_slot(cq, i - 1);
+
+		if (e->qp_num == qpn)
+			freed++;
+		else if (freed)
+			*rsim_cq_slot(cq, i - 1 + freed) = *e;
+	}
+	__atomic_store_n(&cq->ring->cons, cons + freed, __ATOMIC_RELEASE);
+	/* and from the batch already taken out of the ring */
+	for (i = freed = cq->cur; i < (uint32_t)cq->n; i++)
+		if (cq->wc[i].qp_num != qpn)
+			cq->wc[freed++] = cq->wc[i];
+	cq->n = freed;
+	pthread_spin_unlock(&cq->lock);
+}
+
 /* the entry at cur, fetching a batch if none is left: 0 or ENOENT/errno */
 static int rsim_cq_fill(struct rsim_cq *cq)
 {
@@ -336,7 +464,8 @@ static int rsim_cq_fill(struct rsim_cq *cq)
 
 	if (cq->cur < cq->n)
 		return 0;
-	n = ibv_cmd_poll_cq(&cq->vcq.cq, RSIM_CQ_BATCH, cq->wc);
+	n = cq->ring ? rsim_cq_ring_poll(cq, RSIM_CQ_BATCH, cq->wc) :
+		       ibv_cmd_poll_cq(&cq->vcq.cq, RSIM_CQ_BATCH, cq->wc);
 	cq->cur = 0;
 	cq->n = n > 0 ? n : 0;
 	if (n < 0)	/* -1, errno set */
@@ -487,15 +616,39 @@ static struct rsim_cq *rsim_cq_alloc(void)
 
 static void rsim_cq_free(struct rsim_cq *cq)
 {
+	if (cq->ring)
+		munmap(cq->ring, cq->ring_len);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
+}
+
+/* map the ring the kernel made (its response); 0 or -1 with errno set */
+static int rsim_cq_map(struct rsim_cq *cq, struct ibv_context *ctx,
+		       const struct rsim_cq_ring_resp *r)
+{
+	void *p;
+
+	if (!r->nslots || (r->nslots & (r->nslots - 1)) ||
+	    r->mmap_len < RSIM_URING_SLOTS +
+			  (size_t)r->nslots * sizeof(struct rsim_ucqe)) {
+		errno = EPROTO;
+		return -1;
+	}
+	p = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 ctx->cmd_fd, r->mmap_offset);
+	if (p == MAP_FAILED)
+		return -1;
+	cq->ring = p;
+	cq->ring_len = r->mmap_len;
+	cq->nslots = r->nslots;
+	return 0;
 }
 
 static struct ibv_cq *rsim_create_cq(struct ibv_context *ctx, int cqe,
 				     struct ibv_comp_channel *channel,
 				     int comp_vector)
 {
-	struct ib_uverbs_create_cq_resp resp = {};
+	struct rsim_create_cq_resp resp = {};
 	struct ibv_create_cq cmd = {};
 	struct rsim_cq *cq;
 	int ret;
@@ -504,11 +657,21 @@ static struct ibv_cq *rsim_create_cq(struct ibv_context *ctx, int cqe,
 	if (!cq)
 		return NULL;
 	ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->vcq.cq,
-				&cmd, sizeof(cmd), &resp, sizeof(resp));
+				&cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
 	if (ret) {
 		rsim_cq_free(cq);
 		errno = ret;
 		return NULL;
+	}
+	if (to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_CQ) {
+		if (rsim_cq_map(cq, ctx, &resp.drv)) {
+			ret = errno;
+			ibv_cmd_destroy_cq(&cq->vcq.cq);
+			rsim_cq_free(cq);
+			errno = ret;
+			return NULL;
+		}
 	}
 	return &cq->vcq.cq;
 }
@@ -517,7 +680,8 @@ static struct ibv_cq *rsim_create_cq(struct ibv_context *ctx, int cqe,
 static struct ibv_cq_ex *rsim_create_cq_ex(struct ibv_context *ctx,
 					   struct ibv_cq_init_attr_ex *attr)
 {
-	struct ib_uverbs_ex_create_cq_resp resp = {};
+	struct rsim_create_cq_ex_resp resp = {};
+	struct ibv_create_cq_ex cmd = {};
 	struct rsim_cq *cq;
 	int ret;
 
@@ -535,12 +699,21 @@ static struct ibv_cq_ex *rsim_create_cq_ex(struct ibv_context *ctx,
 	cq = rsim_cq_alloc();
 	if (!cq)
 		return NULL;
-	ret = ibv_cmd_create_cq_ex(ctx, attr, NULL, &cq->vcq, NULL, 0, &resp,
-				   sizeof(resp), 0);
+	ret = ibv_cmd_create_cq_ex(ctx, attr, NULL, &cq->vcq, &cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp), 0);
 	if (ret) {
 		rsim_cq_free(cq);
 		errno = ret;
 		return NULL;
+	}
+	if (to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_CQ) {
+		if (rsim_cq_map(cq, ctx, &resp.drv)) {
+			ret = errno;
+			ibv_cmd_destroy_cq(&cq->vcq.cq);
+			rsim_cq_free(cq);
+			errno = ret;
+			return NULL;
+		}
 	}
 	rsim_cq_set_ex_ops(cq, attr->wc_flags);
 	return &cq->vcq.cq_ex;
@@ -557,14 +730,30 @@ static int rsim_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
-/* a new ring in the kernel, the completions not yet polled kept there */
+/*
+ * A new ring in the kernel, the completions not yet polled kept there; a
+ * mapped CQ's new ring mapped in place of the old one, under the CQ's
+ * lock (no poll in between)
+ */
 static int rsim_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
-	struct ib_uverbs_resize_cq_resp resp;
-	struct ibv_resize_cq cmd;
+	struct rsim_cq *cq = to_rsim_cq(ibcq);
+	struct rsim_resize_cq_resp resp = {};
+	struct ibv_resize_cq cmd = {};
+	struct rsim_uring_hdr *old = cq->ring;
+	size_t old_len = cq->ring_len;
+	int ret;
 
-	return ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp,
-				 sizeof(resp));
+	pthread_spin_lock(&cq->lock);
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (!ret && old) {
+		ret = rsim_cq_map(cq, ibcq->context, &resp.drv) ? errno : 0;
+		if (!ret)
+			munmap(old, old_len);
+	}
+	pthread_spin_unlock(&cq->lock);
+	return ret;
 }
 
 /* what start_poll fetched and nobody read first, then the kernel's */
@@ -577,7 +766,8 @@ static int rsim_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	while (got < ne && cq->cur < cq->n)
 		wc[got++] = cq->wc[cq->cur++];
 	if (got < ne) {
-		n = ibv_cmd_poll_cq(ibcq, ne - got, wc + got);
+		n = cq->ring ? rsim_cq_ring_poll(cq, ne - got, wc + got) :
+			       ibv_cmd_poll_cq(ibcq, ne - got, wc + got);
 		if (n < 0 && !got)
 			got = n;
 		else if (n > 0)
@@ -1034,12 +1224,28 @@ static int rsim_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				sizeof(cmd));
 }
 
+/*
+ * A QP back in RESET, or destroyed: its completions leave its mapped CQs,
+ * as the kernel takes them out of a CQ it polls itself
+ */
+static void rsim_qp_clean_cqs(struct ibv_qp *qp)
+{
+	rsim_cq_ring_clean(to_rsim_cq(qp->send_cq), qp->qp_num);
+	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
+		rsim_cq_ring_clean(to_rsim_cq(qp->recv_cq), qp->qp_num);
+}
+
 static int rsim_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			  int attr_mask)
 {
 	struct ibv_modify_qp cmd = {};
+	int ret;
 
-	return ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret && (attr_mask & IBV_QP_STATE) &&
+	    attr->qp_state == IBV_QPS_RESET)
+		rsim_qp_clean_cqs(qp);
+	return ret;
 }
 
 static int rsim_destroy_qp(struct ibv_qp *ibqp)
@@ -1050,6 +1256,7 @@ static int rsim_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	rsim_qp_clean_cqs(ibqp);
 	rsim_qp_free(qp);
 	return 0;
 }
@@ -1334,23 +1541,40 @@ static const struct verbs_context_ops rsim_ctx_ops = {
 static struct verbs_context *rsim_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd, void *private_data)
 {
-	struct ib_uverbs_get_context_resp resp = {};
-	struct ibv_get_context cmd = {};
+	struct rsim_get_context_resp resp = {};
+	struct rsim_get_context cmd = {};
+	const char *no_map = getenv("RSIM_NO_MAP");
 	struct rsim_context *ctx;
-	int ret;
+	int ret = 0;
 
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
 					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
-	ret = ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd), NULL, &resp,
-				  sizeof(resp));
+	/*
+	 * Mapped CQs unless RSIM_NO_MAP=1, the kernel saying what it grants.
+	 * Without, the request is an old provider's: no driver data at all
+	 * (so is the retry when a kernel from before the ABI refuses one).
+	 */
+	if (!no_map || strcmp(no_map, "1")) {
+		cmd.drv.flags = RSIM_UCTX_MAP_CQ;
+		ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd,
+					  sizeof(cmd), NULL, &resp.ibv_resp,
+					  sizeof(resp));
+	}
+	if (!cmd.drv.flags || ret == EINVAL) {
+		cmd.drv.flags = 0;
+		ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd,
+					  sizeof(cmd.ibv_cmd), NULL,
+					  &resp.ibv_resp, sizeof(resp.ibv_resp));
+	}
 	if (ret) {
 		verbs_uninit_context(&ctx->vctx);
 		free(ctx);
 		errno = ret;
 		return NULL;
 	}
+	ctx->map = resp.drv.caps & cmd.drv.flags;
 	verbs_set_ops(&ctx->vctx, &rsim_ctx_ops);
 	return &ctx->vctx;
 }

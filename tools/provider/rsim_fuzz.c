@@ -30,20 +30,30 @@
  * touches a freed object; the kernel sees two threads on one QP, CQ or
  * MR at once all the same.
  *
+ * With -x, one more thread is hostile to the rings the kernel shares
+ * with the process (rdmasim-abi.h): it finds every mapping of the uverbs
+ * file in /proc/self/maps and writes random bytes at random offsets of
+ * it (with process_vm_writev(), which fails with EFAULT on a ring that
+ * went away instead of faulting) until the others end. The kernel must
+ * write nothing outside a ring and report nothing; the provider's view of
+ * its CQs is garbage, which the counts ignore.
+ *
  * Prints "seed <n>", one "thread <i>: <calls> calls, <ok> ok" line per
  * thread, "close 0" and "result PASS" (exit 0), or "result FAIL (<why>)".
  *
  *   RDMAV_DRIVERS=<tools/provider>/librdmasim rsim_fuzz [-d rdmasim0]
- *	[-s seed] [-n calls per thread] [-t threads]
+ *	[-s seed] [-n calls per thread] [-t threads] [-x]
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,7 +66,7 @@
 #define NQP	10
 #define NMR	10
 #define BUF_LEN	(256 * 1024)
-#define MAX_THREADS 4
+#define MAX_THREADS 4	/* and the hostile one */
 
 struct slot {
 	pthread_rwlock_t lock;
@@ -520,6 +530,49 @@ static void *run(void *arg)
 	return NULL;
 }
 
+static atomic_int running;
+
+/*
+ * The hostile thread: random bytes into every mapping of the uverbs file
+ * (the rings), found anew each round; a write to one that went away fails
+ */
+static void *scribble(void *arg)
+{
+	struct thread *t = arg;
+	char line[512], path[256];
+	unsigned long from, to;
+	FILE *maps;
+	int i;
+
+	while (atomic_load(&running)) {
+		maps = fopen("/proc/self/maps", "r");
+		if (!maps)
+			break;
+		while (fgets(line, sizeof(line), maps)) {
+			uint64_t v;
+			struct iovec local = { .iov_base = &v },
+				     remote;
+
+			if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %255s", &from,
+				   &to, path) != 3 ||
+			    strncmp(path, "/dev/infiniband/uverbs", 22))
+				continue;
+			for (i = 0; i < 16; i++) {
+				v = rnd(t);
+				local.iov_len = 1 + below(t, 8);
+				remote.iov_base = (void *)(from +
+					below(t, to - from - 8));
+				remote.iov_len = local.iov_len;
+				t->ok += process_vm_writev(getpid(), &local, 1,
+							   &remote, 1, 0) > 0;
+				t->calls++;
+			}
+		}
+		fclose(maps);
+	}
+	return NULL;
+}
+
 static int fail(const char *why)
 {
 	printf("result FAIL (%s: %s)\n", why, strerror(errno));
@@ -529,14 +582,18 @@ static int fail(const char *why)
 int main(int argc, char **argv)
 {
 	const char *ibdev = "rdmasim0";
-	struct thread th[MAX_THREADS] = {};
+	struct thread th[MAX_THREADS + 1] = {};
 	unsigned long calls = 2000, seed = time(NULL);
 	struct ibv_ah_attr aa = { .port_num = 1 };
 	struct ibv_port_attr port;
 	int i, opt, nthreads = 2;
+	bool hostile = false;
 
-	while ((opt = getopt(argc, argv, "d:s:n:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:n:t:x")) != -1) {
 		switch (opt) {
+		case 'x':
+			hostile = true;
+			break;
 		case 'd':
 			ibdev = optarg;
 			break;
@@ -550,7 +607,9 @@ int main(int argc, char **argv)
 			nthreads = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-d ibdev] [-s seed] [-n calls] [-t threads]\n",
+			fprintf(stderr,
+				"usage: %s [-d ibdev] [-s seed] [-n calls] [-t threads]\n"
+				"       [-x: scribble into the mapped rings]\n",
 				argv[0]);
 			return 2;
 		}
@@ -591,10 +650,24 @@ int main(int argc, char **argv)
 		if (pthread_create(&th[i].t, NULL, run, &th[i]))
 			return fail("pthread_create");
 	}
+	atomic_store(&running, 1);
+	if (hostile) {
+		th[nthreads].id = nthreads;
+		th[nthreads].rnd = seed ^ 0x5bd1e995;
+		if (pthread_create(&th[nthreads].t, NULL, scribble,
+				   &th[nthreads]))
+			return fail("pthread_create");
+	}
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(th[i].t, NULL);
 		printf("thread %d: %lu calls, %lu ok\n", i, th[i].calls,
 		       th[i].ok);
+	}
+	atomic_store(&running, 0);
+	if (hostile) {
+		pthread_join(th[nthreads].t, NULL);
+		printf("scribbler: %lu writes, %lu into a ring\n",
+		       th[nthreads].calls, th[nthreads].ok);
 	}
 	/* everything still alive: the kernel frees it with the file */
 	errno = 0;

@@ -1,30 +1,94 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * rdmasim: completion queues.
+ *
+ * A kernel CQ, and a user CQ whose provider did not ask for a mapped
+ * ring, keep their completions in a ring of struct ib_wc that poll_cq
+ * (the core's command, for a process) empties. A user CQ of a context
+ * that asked for RSIM_UCTX_MAP_CQ has a ring its process maps instead
+ * (struct rsim_uring_hdr, then struct rsim_ucqe slots: rdmasim-abi.h):
+ * the kernel writes each completion in full into the slot its own
+ * producer index names, then publishes the index; the process reads the
+ * slots and publishes its consumer index, which the kernel reads once per
+ * completion only to decide whether the ring is full. Nonsense there
+ * overflows the CQ (its error state, as today), never a write outside the
+ * ring. The process polls without a system call; poll_cq on such a CQ is
+ * EOPNOTSUPP, and the provider, not the kernel, drops a QP's completions
+ * when the QP goes back to RESET or away (as mlx5's provider does).
  */
 
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <rdma/uverbs_ioctl.h>
+#include <rdmasim/rdmasim-abi.h>
 
 #include "rdmasim.h"
+
+/* the context of a user CQ if it asked for mapped CQs, else NULL */
+static struct ib_ucontext *rsim_cq_map_uctx(struct ib_udata *udata)
+{
+	struct rsim_ucontext *uc;
+
+	if (!udata)
+		return NULL;
+	uc = rdma_udata_to_drv_context(udata, struct rsim_ucontext, ibuc);
+	return uc && (uc->map & RSIM_UCTX_MAP_CQ) ? &uc->ibuc : NULL;
+}
+
+static struct rsim_uring_hdr *rsim_ring_hdr(struct rsim_umap *ring)
+{
+	return ring->vaddr;
+}
+
+/* slot @i of a ring of @nslots (a power of two) */
+static struct rsim_ucqe *rsim_ring_slot(struct rsim_umap *ring, u32 nslots,
+					u32 i)
+{
+	return ring->vaddr + RSIM_URING_SLOTS +
+	       (i & (nslots - 1)) * sizeof(struct rsim_ucqe);
+}
+
+/* completions in a mapped ring, as far as the process's index says */
+static u32 rsim_cq_ring_used(struct rsim_cq *cq)
+{
+	return cq->prod - READ_ONCE(rsim_ring_hdr(cq->ring)->cons);
+}
+
+/*
+ * A ring of @nslots for a mapped CQ, its response for the provider in
+ * @resp. Context: process; sleeps.
+ */
+static struct rsim_umap *rsim_cq_ring_new(struct ib_ucontext *uctx,
+					  u32 nslots,
+					  struct rsim_cq_ring_resp *resp)
+{
+	size_t len = RSIM_URING_SLOTS + (size_t)nslots *
+		     sizeof(struct rsim_ucqe);
+	struct rsim_umap *m = rsim_umap_ring_new(uctx, len);
+
+	if (IS_ERR(m))
+		return m;
+	resp->mmap_offset = rsim_umap_offset(m);
+	resp->mmap_len = m->len;
+	resp->nslots = nslots;
+	return m;
+}
 
 static int rsim_create_cq(struct ib_cq *ibcq,
 			  const struct ib_cq_init_attr *attr,
 			  RSIM_CREATE_CQ_EXTRA *extra)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibcq->device);
+	struct ib_udata *udata = extra ? RSIM_CREATE_CQ_UDATA(extra) : NULL;
 	struct rsim_cq *cq = to_rsim_cq(ibcq);
+	struct rsim_cq_ring_resp resp = {};
+	struct ib_ucontext *uctx;
+	int err = -ENOMEM;
 
-	/*
-	 * A user CQ (uverbs) is polled through the core's poll_cq command:
-	 * nothing is mapped, and the provider sends no driver data.
-	 */
-	if (extra) {
-		struct ib_udata *udata = RSIM_CREATE_CQ_UDATA(extra);
-
-		if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
-	}
+	/* the provider sends no driver data with create_cq */
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > rsim->cfg.limits.max_cqe)
@@ -34,17 +98,40 @@ static int rsim_create_cq(struct ib_cq *ibcq,
 	if (!rsim_res_get(rsim, RSIM_RES_CQ))
 		return -ENOMEM;
 
-	cq->queue = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
-		    kvcalloc(attr->cqe, sizeof(*cq->queue), GFP_KERNEL_ACCOUNT);
-	if (!cq->queue) {
-		rsim_res_put(rsim, RSIM_RES_CQ);
-		return -ENOMEM;
-	}
 	spin_lock_init(&cq->lock);
 	rsim_ev_obj_init(&cq->ev, RSIM_EV_CQ);
-	cq->size = attr->cqe;
-	ibcq->cqe = attr->cqe;
+	uctx = rsim_cq_map_uctx(udata);
+	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
+		goto err_res;
+	if (uctx) {
+		cq->size = roundup_pow_of_two(attr->cqe);
+		cq->ring = rsim_cq_ring_new(uctx, cq->size, &resp);
+		if (IS_ERR(cq->ring)) {
+			err = PTR_ERR(cq->ring);
+			cq->ring = NULL;
+			goto err_res;
+		}
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_ring;
+		atomic64_inc(&rsim->cq_rings);
+	} else {
+		cq->queue = kvcalloc(attr->cqe, sizeof(*cq->queue),
+				     GFP_KERNEL_ACCOUNT);
+		if (!cq->queue)
+			goto err_res;
+		cq->size = attr->cqe;
+	}
+	ibcq->cqe = cq->size;
 	return 0;
+
+err_ring:
+	rdma_user_mmap_entry_remove(&cq->ring->entry);
+	cq->ring = NULL;
+err_res:
+	rsim_res_put(rsim, RSIM_RES_CQ);
+	return err;
 }
 
 static int rsim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
@@ -54,6 +141,9 @@ static int rsim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	/* the core refuses while a QP uses it: nobody queues its handlers */
 	rsim_ev_forget(rsim, &cq->ev);
+	/* the pages stay while the process maps them (umap.c) */
+	if (cq->ring)
+		rdma_user_mmap_entry_remove(&cq->ring->entry);
 	kvfree(cq->queue);
 	rsim_res_put(rsim, RSIM_RES_CQ);
 	return 0;
@@ -76,6 +166,36 @@ static void rsim_notify_cq(struct rsim_notify *n, struct rsim_cq *cq,
 		n->cq[n->ncq++].flags = 0;
 	}
 	n->cq[i].flags |= flags;
+}
+
+/*
+ * A completion into a mapped ring: the slot written in full (the process
+ * sees no field of an earlier completion), then the index published.
+ * Context: any; under the CQ's lock.
+ */
+static void rsim_cq_ring_put(struct rsim_cq *cq, const struct ib_wc *wc)
+{
+	struct rsim_ucqe e = {
+		.wr_id = wc->wr_id,
+		.status = wc->status,
+		.opcode = wc->opcode,
+		.vendor_err = wc->vendor_err,
+		.byte_len = wc->byte_len,
+		.ex = (__force u32)wc->ex.imm_data,
+		.qp_num = wc->qp->qp_num,
+		.src_qp = wc->src_qp,
+		.wc_flags = wc->wc_flags,
+		.pkey_index = wc->pkey_index,
+		.slid = ib_lid_cpu16(wc->slid),
+		.sl = wc->sl,
+		.dlid_path_bits = wc->dlid_path_bits,
+		.port_num = wc->port_num,
+	};
+
+	memcpy(rsim_ring_slot(cq->ring, cq->size, cq->prod), &e, sizeof(e));
+	cq->prod++;
+	/* the slot before the index: the provider reads with an acquire */
+	smp_store_release(&rsim_ring_hdr(cq->ring)->prod, cq->prod);
 }
 
 /**
@@ -104,15 +224,21 @@ int rsim_cq_push(struct rsim_notify *n, struct rsim_cq *cq,
 	int ret = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (cq->overflow || cq->count == cq->size) {
+	if (cq->overflow ||
+	    (cq->ring ? rsim_cq_ring_used(cq) >= cq->size :
+			cq->count == cq->size)) {
 		if (!cq->overflow)
 			what = RSIM_NOTIFY_ERR;
 		cq->overflow = true;
 		ret = -EOVERFLOW;
 		goto out;
 	}
-	cq->queue[(cq->head + cq->count) % cq->size] = *wc;
-	cq->count++;
+	if (cq->ring) {
+		rsim_cq_ring_put(cq, wc);
+	} else {
+		cq->queue[(cq->head + cq->count) % cq->size] = *wc;
+		cq->count++;
+	}
 	if (cq->notify == IB_CQ_NEXT_COMP ||
 	    (cq->notify == IB_CQ_SOLICITED &&
 	     (solicited || wc->status != IB_WC_SUCCESS))) {
@@ -139,6 +265,9 @@ void rsim_cq_clean(struct rsim_cq *cq, struct ib_qp *qp)
 	unsigned long flags;
 	u32 i, n = 0;
 
+	/* a mapped ring is the process's: its provider cleans it */
+	if (cq->ring)
+		return;
 	spin_lock_irqsave(&cq->lock, flags);
 	/* compacted in place: slot n is never ahead of slot i */
 	for (i = 0; i < cq->count; i++) {
@@ -181,13 +310,20 @@ void rsim_cq_deliver(struct rsim_cq *cq, u32 flags)
 		rsim_cq_event(cq);
 }
 
-/* Context: any; does not sleep. */
+/*
+ * Context: any; does not sleep. A mapped CQ is the process's to poll
+ * (its completions carry no struct ib_qp for the command's answer).
+ */
 static int rsim_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct rsim_cq *cq = to_rsim_cq(ibcq);
 	unsigned long flags;
 	int n = 0;
 
+	if (cq->ring)
+		return -EOPNOTSUPP;
+	if (ibcq->uobject)	/* a process's command */
+		atomic64_inc(&to_rsim_dev(ibcq->device)->user_polls);
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num_entries && cq->count) {
 		wc[n++] = cq->queue[cq->head];
@@ -209,10 +345,67 @@ static int rsim_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	/* NEXT_COMP includes solicited completions; never weaken it */
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = flags & IB_CQ_SOLICITED_MASK;
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->count)
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    (cq->ring ? rsim_cq_ring_used(cq) : cq->count))
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
+}
+
+/*
+ * A mapped CQ's new ring: the completions the process has not consumed
+ * (by its index, read once) copied to its first slots, the new ring's
+ * offset in the response; the process maps it and unmaps the old one,
+ * whose pages stay valid until it does. More than fit (or an index
+ * further than the ring holds) is EINVAL, the CQ left as it was.
+ *
+ * Context: process; the ring is allocated before the CQ's lock is taken.
+ */
+static int rsim_resize_cq_ring(struct rsim_dev *rsim, struct rsim_cq *cq,
+			       u32 cqe, struct ib_udata *udata)
+{
+	u32 nslots = roundup_pow_of_two(cqe), used, i, cons;
+	struct rsim_cq_ring_resp resp = {};
+	struct rsim_umap *ring, *old;
+	unsigned long flags;
+	int err;
+
+	if (!udata)
+		return -EINVAL;
+	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
+		return -ENOMEM;
+	ring = rsim_cq_ring_new(cq->ring->entry.ucontext, nslots, &resp);
+	if (IS_ERR(ring))
+		return PTR_ERR(ring);
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err)
+		goto out_remove;
+	spin_lock_irqsave(&cq->lock, flags);
+	cons = READ_ONCE(rsim_ring_hdr(cq->ring)->cons);
+	used = cq->prod - cons;
+	if (used > cq->size || used > nslots) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		err = -EINVAL;
+		goto out_remove;
+	}
+	for (i = 0; i < used; i++)
+		memcpy(rsim_ring_slot(ring, nslots, i),
+		       rsim_ring_slot(cq->ring, cq->size, cons + i),
+		       sizeof(struct rsim_ucqe));
+	/* the copied slots before the index the process will read */
+	smp_store_release(&rsim_ring_hdr(ring)->prod, used);
+	old = cq->ring;
+	cq->ring = ring;
+	cq->prod = used;
+	cq->size = nslots;
+	cq->ibcq.cqe = nslots;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	ring = old;
+	err = 0;
+out_remove:
+	/* the one not in use: the old ring, or the new one on an error */
+	rdma_user_mmap_entry_remove(&ring->entry);
+	return err;
 }
 
 /*
@@ -234,6 +427,8 @@ static int rsim_resize_cq(struct ib_cq *ibcq, RSIM_RESIZE_CQE count,
 
 	if (cqe < 1 || cqe > rsim->cfg.limits.max_cqe)
 		return -EINVAL;
+	if (cq->ring)
+		return rsim_resize_cq_ring(rsim, cq, cqe, udata);
 	queue = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
 		kvcalloc(cqe, sizeof(*queue), GFP_KERNEL_ACCOUNT);
 	if (!queue)

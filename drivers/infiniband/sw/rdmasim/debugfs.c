@@ -101,6 +101,9 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 	seq_printf(m, "dmah_ph %llu %llu %llu %llu\n", st.dmah_ph[0],
 		   st.dmah_ph[1], st.dmah_ph[2], st.dmah_ph[3]);
 	seq_printf(m, "umem_bounced %llu\n", st.umem_bounced);
+	seq_printf(m, "user_polls %lld\ncq_rings %lld\n",
+		   atomic64_read(&rsim->user_polls),
+		   atomic64_read(&rsim->cq_rings));
 	for (i = 0; i < RSIM_OP_NR; i++)
 		seq_printf(m, "op_%s %llu\n", rsim_dp_op_names[i], st.ops[i]);
 	return 0;

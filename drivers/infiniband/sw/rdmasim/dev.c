@@ -702,6 +702,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 					BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV);
 	rsim_dmah_set_ops(&rsim->ibdev);
 	rsim_dm_set_ops(&rsim->ibdev);
+	rsim_umap_set_ops(&rsim->ibdev);
 
 	rsim_debugfs_dev_init(rsim);
 	err = rsim_mad_pool_create(rsim);

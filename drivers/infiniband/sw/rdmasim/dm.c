@@ -14,9 +14,8 @@
  * zero-based, as the core requires) for the data path to read and write
  * like any registered memory. At most max_dm_size (256 KiB) each.
  *
- * The memory lives in an rdma_user_mmap_entry: freeing the DM removes the
- * entry, and the pages go when the last mapping of them does
- * (rsim_mmap_free()).
+ * The memory lives in an rdma_user_mmap_entry (umap.c): freeing the DM
+ * removes the entry, and the pages go when the last mapping of them does.
  */
 
 #include <linux/gfp.h>
@@ -32,25 +31,13 @@
 #include "rdmasim.h"
 
 /**
- * struct rsim_dm_mem - the memory of a DM, mappable by its process
- * @entry: the ucontext's mmap entry; must be first
- * @buf: the pages, physically contiguous
- * @len: bytes (whole pages)
- */
-struct rsim_dm_mem {
-	struct rdma_user_mmap_entry entry;
-	void *buf;
-	size_t len;
-};
-
-/**
  * struct rsim_dm - a DM object
  * @ibdm: core object; must be first
  * @mem: its memory, which may outlive it in a process's mapping
  */
 struct rsim_dm {
 	struct ib_dm ibdm;
-	struct rsim_dm_mem *mem;
+	struct rsim_umap *mem;
 };
 
 static struct rsim_dm *to_rsim_dm(struct ib_dm *ibdm)
@@ -70,13 +57,7 @@ static struct rsim_dm *to_rsim_dm(struct ib_dm *ibdm)
  */
 struct page *rsim_dm_page(struct ib_dm *ibdm, u64 offset)
 {
-	return virt_to_page(to_rsim_dm(ibdm)->mem->buf + offset);
-}
-
-static void rsim_dm_mem_free(struct rsim_dm_mem *mem)
-{
-	free_pages_exact(mem->buf, mem->len);
-	kfree(mem);
+	return virt_to_page(to_rsim_dm(ibdm)->mem->vaddr + offset);
 }
 
 static struct ib_dm *rsim_alloc_dm(struct ib_device *ibdev,
@@ -85,7 +66,7 @@ static struct ib_dm *rsim_alloc_dm(struct ib_device *ibdev,
 				   struct uverbs_attr_bundle *attrs)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibdev);
-	struct rsim_dm_mem *mem;
+	struct rsim_umap *mem;
 	struct rsim_dm *dm;
 	u64 offset;
 	int err;
@@ -102,15 +83,16 @@ static struct ib_dm *rsim_alloc_dm(struct ib_device *ibdev,
 	mem = rsim_kzalloc_obj(*mem, GFP_KERNEL);
 	if (!dm || !mem || rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		goto err_free;
+	mem->kind = RSIM_UMAP_DM;
 	mem->len = PAGE_ALIGN(attr->length);
-	mem->buf = alloc_pages_exact(mem->len, GFP_KERNEL_ACCOUNT |
-				     __GFP_ZERO | __GFP_NOWARN);
-	if (!mem->buf)
+	mem->vaddr = alloc_pages_exact(mem->len, GFP_KERNEL_ACCOUNT |
+				       __GFP_ZERO | __GFP_NOWARN);
+	if (!mem->vaddr)
 		goto err_free;
 	err = rdma_user_mmap_entry_insert(uctx, &mem->entry, mem->len);
 	if (err)
 		goto err_free_pages;
-	/* from here on the entry owns the memory: rsim_mmap_free() */
+	/* from here on the entry owns the memory (umap.c) */
 	dm->mem = mem;
 	offset = rdma_user_mmap_get_offset(&mem->entry);
 	err = uverbs_copy_to(attrs, RSIM_UVERBS_ATTR_ALLOC_DM_MMAP_OFFSET,
@@ -124,7 +106,7 @@ static struct ib_dm *rsim_alloc_dm(struct ib_device *ibdev,
 	return &dm->ibdm;
 
 err_free_pages:
-	free_pages_exact(mem->buf, mem->len);
+	free_pages_exact(mem->vaddr, mem->len);
 err_free:
 	kfree(mem);
 	kfree(dm);
@@ -144,30 +126,6 @@ static int rsim_dealloc_dm(struct ib_dm *ibdm,
 	return 0;
 }
 
-/* the process maps a DM's memory at the offset alloc_dm gave it */
-static int rsim_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
-{
-	struct rdma_user_mmap_entry *entry;
-	struct rsim_dm_mem *mem;
-	int err;
-
-	entry = rdma_user_mmap_entry_get(uctx, vma);
-	if (!entry)
-		return -EINVAL;
-	mem = container_of(entry, struct rsim_dm_mem, entry);
-	err = rdma_user_mmap_io(uctx, vma, PHYS_PFN(virt_to_phys(mem->buf)),
-				vma->vm_end - vma->vm_start,
-				vma->vm_page_prot, entry);
-	rdma_user_mmap_entry_put(entry);
-	return err;
-}
-
-/* the last reference to an entry: the DM is freed and nothing maps it */
-static void rsim_mmap_free(struct rdma_user_mmap_entry *entry)
-{
-	rsim_dm_mem_free(container_of(entry, struct rsim_dm_mem, entry));
-}
-
 ADD_UVERBS_ATTRIBUTES_SIMPLE(rsim_dm_alloc, UVERBS_OBJECT_DM,
 			     UVERBS_METHOD_DM_ALLOC,
 			     UVERBS_ATTR_PTR_OUT(RSIM_UVERBS_ATTR_ALLOC_DM_MMAP_OFFSET,
@@ -182,8 +140,6 @@ static const struct uapi_definition rsim_uapi_defs[] = {
 static const struct ib_device_ops rsim_dm_ops = {
 	.alloc_dm = rsim_alloc_dm,
 	.dealloc_dm = rsim_dealloc_dm,
-	.mmap = rsim_mmap,
-	.mmap_free = rsim_mmap_free,
 };
 
 /**

@@ -3,25 +3,49 @@
  * rdmasim: user contexts, protection domains and address handles.
  *
  * A user context is what /dev/infiniband/uverbsN hands a process that
- * opens the device: its PDs, MRs and DMA handles hang off it. There is no
- * provider ABI yet (no doorbells, no mmap), so a context carries nothing
- * in either direction and refuses driver data it would not understand.
+ * opens the device: its PDs, MRs and DMA handles hang off it. Its
+ * provider may ask for mapped queue rings (include/rdmasim/rdmasim-abi.h):
+ * CQ rings so far (cq.c); everything else goes through the core's
+ * commands.
  */
 
 #include <linux/idr.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 #include <kunit/visibility.h>
+#include <rdmasim/rdmasim-abi.h>
 
 #include "rdmasim.h"
 
+/*
+ * The provider's request (struct rsim_alloc_ucontext_cmd), copied once:
+ * which queues it wants mapped. None (an old provider, or RSIM_NO_MAP=1)
+ * keeps the system-call path. A request the device cannot parse (unknown
+ * flags, nonzero reserved bytes or a longer request not zero past what
+ * the device knows) is refused, not ignored.
+ */
 static int rsim_alloc_ucontext(struct ib_ucontext *uctx,
 			       struct ib_udata *udata)
 {
-	/* a request the device cannot parse is refused, not ignored */
-	if (udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+	struct rsim_ucontext *uc = container_of(uctx, struct rsim_ucontext,
+						ibuc);
+	struct rsim_alloc_ucontext_resp resp = {};
+	struct rsim_alloc_ucontext_cmd cmd = {};
+	int err;
+
+	if (!udata->inlen)
+		return 0;
+	err = ib_copy_from_udata(&cmd, udata, min(sizeof(cmd), udata->inlen));
+	if (err)
+		return err;
+	if (cmd.flags & ~RSIM_UCTX_MAP_CQ || cmd.reserved ||
+	    (udata->inlen > sizeof(cmd) &&
+	     !ib_is_udata_cleared(udata, sizeof(cmd),
+				  udata->inlen - sizeof(cmd))))
 		return -EINVAL;
-	return 0;
+	uc->map = cmd.flags;
+	resp.caps = uc->map;
+	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 }
 
 static void rsim_dealloc_ucontext(struct ib_ucontext *uctx)
@@ -36,8 +60,9 @@ static void rsim_dealloc_ucontext(struct ib_ucontext *uctx)
  * same destroy verbs as a close), zapped the device-memory mappings made
  * with rdma_user_mmap_io(), and raises IB_EVENT_DEVICE_FATAL; the
  * process's next verb fails with EIO and its close() frees what is left.
- * The context reaches nothing else of the device (no doorbell pages, no
- * other mappings), so there is nothing more to detach here (as in mlx5).
+ * The context reaches nothing else of the device (its CQ rings are pages
+ * of memory that hold their own references, umap.c), so there is nothing
+ * more to detach here (as in mlx5).
  */
 static void rsim_disassociate_ucontext(struct ib_ucontext *uctx)
 {

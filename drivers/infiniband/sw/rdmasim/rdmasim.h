@@ -424,6 +424,8 @@ struct rsim_sa_port {
  *	and its write; taken with BH off, outside the MRs' locks
  * @stats_lock: protects @dp
  * @dp: data path counters
+ * @user_polls: poll_cq commands of processes (their CQs are not mapped)
+ * @cq_rings: CQ rings made for processes to map
  * @ndev_tracker: tracks the hold on @cfg.ndev (RoCE)
  * @roce_node: on roce.c's list of RoCE devices, which the data path
  *	routes by destination GID (RCU)
@@ -469,6 +471,8 @@ struct rsim_dev {
 	spinlock_t atomic_lock;	/* serializes atomic WRs; BH off */
 	spinlock_t stats_lock;	/* protects dp; taken with BH off */
 	struct rsim_dp_stats dp;
+	atomic64_t user_polls;
+	atomic64_t cq_rings;
 	netdevice_tracker ndev_tracker;
 	struct list_head roce_node;
 	struct list_head subnet_node;
@@ -487,9 +491,35 @@ struct rsim_dev {
 /**
  * struct rsim_ucontext - a process's context on the device (uverbs)
  * @ibuc: core object; must be first
+ * @map: RSIM_UCTX_MAP_* its provider asked for and got
  */
 struct rsim_ucontext {
 	struct ib_ucontext ibuc;
+	u32 map;
+};
+
+/* what a struct rsim_umap holds */
+enum rsim_umap_kind {
+	RSIM_UMAP_DM,		/* device memory: contiguous pages */
+	RSIM_UMAP_RING,		/* a queue ring: pages, vmapped */
+};
+
+/**
+ * struct rsim_umap - memory a process maps from its uverbs file (umap.c)
+ * @entry: its context's mmap entry, which owns it; must be first
+ * @kind: &enum rsim_umap_kind
+ * @vaddr: the kernel's address of it
+ * @len: bytes, whole pages
+ * @pages: a ring's pages
+ * @npages: how many
+ */
+struct rsim_umap {
+	struct rdma_user_mmap_entry entry;
+	u8 kind;
+	void *vaddr;
+	size_t len;
+	struct page **pages;
+	unsigned int npages;
 };
 
 struct rsim_pd {
@@ -531,25 +561,32 @@ struct rsim_ev {
 /**
  * struct rsim_cq - completion queue
  * @ibcq: core object; must be first
- * @lock: protects @queue, @head, @count, @notify and @overflow
- * @queue: ring of @size completions
- * @size: ring size (the cqe the consumer asked for)
+ * @lock: protects @queue, @head, @count, @notify, @overflow, @ring and
+ *	@prod
+ * @queue: ring of @size completions (NULL for a mapped CQ)
+ * @size: ring size (the cqe the consumer asked for; a power of two for a
+ *	mapped CQ)
  * @head: index of the oldest completion
  * @count: completions in the ring
  * @notify: armed notification (0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP)
  * @overflow: a completion found the ring full: the CQ is in the error
  *	state (IBA 11.4.2.1) and takes no more completions
+ * @ring: a user CQ's ring, mapped by its process, or NULL
+ * @prod: the ring's producer index: the kernel's own, mirrored to the ring
  * @ev: its handlers, when the dispatcher runs them
  */
 struct rsim_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;	/* protects queue, head, count, notify, overflow */
+	/* protects queue, head, count, notify, overflow, ring, prod */
+	spinlock_t lock;
 	struct ib_wc *queue;
 	u32 size;
 	u32 head;
 	u32 count;
 	u8 notify;
 	bool overflow;
+	struct rsim_umap *ring;
+	u32 prod;
 	struct rsim_ev ev;
 };
 
@@ -1239,6 +1276,11 @@ void rsim_srq_unwait(struct rsim_qp *qp);
 struct page *rsim_dm_page(struct ib_dm *ibdm, u64 offset);
 void rsim_cq_clean(struct rsim_cq *cq, struct ib_qp *qp);
 void rsim_dm_set_ops(struct ib_device *ibdev);
+
+/* umap.c */
+struct rsim_umap *rsim_umap_ring_new(struct ib_ucontext *uctx, size_t len);
+u64 rsim_umap_offset(struct rsim_umap *m);
+void rsim_umap_set_ops(struct ib_device *ibdev);
 void rsim_srq_event(struct rsim_srq *srq, enum ib_event_type type);
 void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
 		  struct ib_cq *ibcq, const struct ib_wc *wc, bool solicited);
