@@ -644,6 +644,25 @@ static int rsim_cq_map(struct rsim_cq *cq, struct ibv_context *ctx,
 	return 0;
 }
 
+/*
+ * A CQ the kernel made: its ring mapped if the context has mapped CQs.
+ * False if that failed: the CQ destroyed and freed, errno set.
+ */
+static bool rsim_cq_created(struct rsim_cq *cq, struct ibv_context *ctx,
+			    const struct rsim_cq_ring_resp *r)
+{
+	int err;
+
+	if (!(to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_CQ) ||
+	    !rsim_cq_map(cq, ctx, r))
+		return true;
+	err = errno;
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+	rsim_cq_free(cq);
+	errno = err;
+	return false;
+}
+
 static struct ibv_cq *rsim_create_cq(struct ibv_context *ctx, int cqe,
 				     struct ibv_comp_channel *channel,
 				     int comp_vector)
@@ -664,15 +683,8 @@ static struct ibv_cq *rsim_create_cq(struct ibv_context *ctx, int cqe,
 		errno = ret;
 		return NULL;
 	}
-	if (to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_CQ) {
-		if (rsim_cq_map(cq, ctx, &resp.drv)) {
-			ret = errno;
-			ibv_cmd_destroy_cq(&cq->vcq.cq);
-			rsim_cq_free(cq);
-			errno = ret;
-			return NULL;
-		}
-	}
+	if (!rsim_cq_created(cq, ctx, &resp.drv))
+		return NULL;
 	return &cq->vcq.cq;
 }
 
@@ -706,15 +718,8 @@ static struct ibv_cq_ex *rsim_create_cq_ex(struct ibv_context *ctx,
 		errno = ret;
 		return NULL;
 	}
-	if (to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_CQ) {
-		if (rsim_cq_map(cq, ctx, &resp.drv)) {
-			ret = errno;
-			ibv_cmd_destroy_cq(&cq->vcq.cq);
-			rsim_cq_free(cq);
-			errno = ret;
-			return NULL;
-		}
-	}
+	if (!rsim_cq_created(cq, ctx, &resp.drv))
+		return NULL;
 	rsim_cq_set_ex_ops(cq, attr->wc_flags);
 	return &cq->vcq.cq_ex;
 }

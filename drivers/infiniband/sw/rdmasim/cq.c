@@ -104,6 +104,10 @@ static int rsim_create_cq(struct ib_cq *ibcq,
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		goto err_res;
 	if (uctx) {
+		/* a provider that asked for rings has room for their offset */
+		err = -EINVAL;
+		if (udata->outlen < sizeof(resp))
+			goto err_res;
 		cq->size = roundup_pow_of_two(attr->cqe);
 		cq->ring = rsim_cq_ring_new(uctx, cq->size, &resp);
 		if (IS_ERR(cq->ring)) {
@@ -111,8 +115,7 @@ static int rsim_create_cq(struct ib_cq *ibcq,
 			cq->ring = NULL;
 			goto err_res;
 		}
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
 			goto err_ring;
 		atomic64_inc(&rsim->cq_rings);
@@ -370,14 +373,14 @@ static int rsim_resize_cq_ring(struct rsim_dev *rsim, struct rsim_cq *cq,
 	unsigned long flags;
 	int err;
 
-	if (!udata)
+	if (!udata || udata->outlen < sizeof(resp))
 		return -EINVAL;
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		return -ENOMEM;
 	ring = rsim_cq_ring_new(cq->ring->entry.ucontext, nslots, &resp);
 	if (IS_ERR(ring))
 		return PTR_ERR(ring);
-	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 	if (err)
 		goto out_remove;
 	spin_lock_irqsave(&cq->lock, flags);
