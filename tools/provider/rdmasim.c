@@ -370,6 +370,11 @@ struct rsim_cq {
 	struct rsim_uring_hdr *ring;
 	size_t ring_len;
 	uint32_t nslots;		/* a power of two */
+	/*
+	 * QPs' uses of it (atomic): it cannot go while a QP that is being
+	 * destroyed may still clean it (EBUSY, as the kernel's use count)
+	 */
+	int users;
 };
 
 static struct rsim_cq *to_rsim_cq(struct ibv_cq *ibcq)
@@ -728,7 +733,9 @@ static int rsim_destroy_cq(struct ibv_cq *ibcq)
 {
 	int ret;
 
-	ret = ibv_cmd_destroy_cq(ibcq);
+	/* in use by a QP of ours: the kernel's answer, without asking it */
+	ret = __atomic_load_n(&to_rsim_cq(ibcq)->users, __ATOMIC_ACQUIRE) ?
+	      EBUSY : ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
 	rsim_cq_free(to_rsim_cq(ibcq));
@@ -1157,6 +1164,27 @@ static int rsim_qp_alloc_list(struct rsim_qp *qp,
 	return qp->wrs && qp->sges && qp->inl ? 0 : ENOMEM;
 }
 
+/*
+ * A QP back in RESET, or destroyed: its completions leave its mapped CQs,
+ * as the kernel takes them out of a CQ it polls itself
+ */
+static void rsim_qp_clean_cqs(struct ibv_qp *qp)
+{
+	rsim_cq_ring_clean(to_rsim_cq(qp->send_cq), qp->qp_num);
+	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
+		rsim_cq_ring_clean(to_rsim_cq(qp->recv_cq), qp->qp_num);
+}
+
+/* a QP's uses of its CQs (@n: 1 when it is made, -1 when it has gone) */
+static void rsim_qp_use_cqs(struct ibv_qp *qp, int n)
+{
+	__atomic_add_fetch(&to_rsim_cq(qp->send_cq)->users, n,
+			   __ATOMIC_ACQ_REL);
+	if (qp->recv_cq)
+		__atomic_add_fetch(&to_rsim_cq(qp->recv_cq)->users, n,
+				   __ATOMIC_ACQ_REL);
+}
+
 static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
 					struct ibv_qp_init_attr_ex *attr)
 {
@@ -1189,6 +1217,7 @@ static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
 		rsim_qp_set_send_ops(qp, attr->send_ops_flags);
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	}
+	rsim_qp_use_cqs(&qp->vqp.qp, 1);
 	return &qp->vqp.qp;
 
 err_destroy:
@@ -1229,17 +1258,6 @@ static int rsim_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 				sizeof(cmd));
 }
 
-/*
- * A QP back in RESET, or destroyed: its completions leave its mapped CQs,
- * as the kernel takes them out of a CQ it polls itself
- */
-static void rsim_qp_clean_cqs(struct ibv_qp *qp)
-{
-	rsim_cq_ring_clean(to_rsim_cq(qp->send_cq), qp->qp_num);
-	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
-		rsim_cq_ring_clean(to_rsim_cq(qp->recv_cq), qp->qp_num);
-}
-
 static int rsim_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			  int attr_mask)
 {
@@ -1262,6 +1280,7 @@ static int rsim_destroy_qp(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 	rsim_qp_clean_cqs(ibqp);
+	rsim_qp_use_cqs(ibqp, -1);
 	rsim_qp_free(qp);
 	return 0;
 }
