@@ -191,6 +191,63 @@ static void rsim_engine_test_stranger_cannot_wake(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
 }
 
+/* the receive WR the hook posts, and what the post returned */
+static struct dp_fixture *engine_wake_f;
+static int engine_wake_err;
+
+/*
+ * One shot, on the requester's context after its WR executed: a negative
+ * status is the engine's own, the RNR wait it is about to enter. Its
+ * responder gets a receive WR now, in the window between the take that
+ * found none and the park.
+ */
+static void engine_wake_hook(struct rsim_qp *qp, int status)
+{
+	struct dp_fixture *f = engine_wake_f;
+
+	if (status >= 0)
+		return;
+	to_rsim_dev(qp->ibqp.device)->dp_test_hook = NULL;
+	engine_wake_err = dp_post_recv(f->b, 2, f->dst.dma, 64,
+				       f->pd->local_dma_lkey);
+}
+
+static void engine_wake_hook_clear(void *rsim)
+{
+	((struct rsim_dev *)rsim)->dp_test_hook = NULL;
+}
+
+/*
+ * A receive WR posted while its requester runs, after the take that
+ * found the queue empty and before the requester parks on the RNR NAK:
+ * the wake-up finds a requester that is not parked. With rnr_retry 7
+ * nothing else retries the SEND, which once waited for ever; the
+ * requester remembers the wake-up (rnr_wake) and retries at once.
+ */
+static void rsim_engine_test_rnr_wake_while_running(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture_type(test, IB_QPT_RC, DP_ACCESS, 7);
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_id = 1,
+	};
+	struct ib_wc wc[2];
+	int err, i;
+
+	engine_wake_f = f;
+	engine_wake_err = -EINPROGRESS;
+	err = kunit_add_action_or_reset(test, engine_wake_hook_clear, f->rsim);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	f->rsim->dp_test_hook = engine_wake_hook;
+	KUNIT_ASSERT_EQ(test, dp_post(f->a, &wr, f->src.dma, 64,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_EXPECT_EQ(test, engine_wake_err, 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+}
+
 static void engine_srq_destroy(void *srq)
 {
 	ib_destroy_srq(srq);
@@ -1232,6 +1289,7 @@ static struct kunit_case rsim_engine_test_cases[] = {
 	KUNIT_CASE(rsim_engine_test_give_up_holds_nothing),
 	KUNIT_CASE(rsim_engine_test_destroy_cleans_cq),
 	KUNIT_CASE(rsim_engine_test_stranger_cannot_wake),
+	KUNIT_CASE(rsim_engine_test_rnr_wake_while_running),
 	KUNIT_CASE(rsim_engine_test_srq_post_runs_nothing),
 	KUNIT_CASE(rsim_engine_test_reset_responder_takes_nothing),
 	KUNIT_CASE(rsim_engine_test_reset_waits_alone),

@@ -28,6 +28,7 @@ enum rsim_uverbs_dm_alloc_attrs {
  * and nonzero reserved fields are EINVAL.
  */
 #define RSIM_UCTX_MAP_CQ	0x1	/* CQ rings mapped */
+#define RSIM_UCTX_MAP_RQ	0x2	/* receive queues and SRQs mapped */
 
 struct rsim_alloc_ucontext_cmd {
 	__u32 flags;		/* RSIM_UCTX_MAP_* asked for */
@@ -44,15 +45,29 @@ struct rsim_alloc_ucontext_resp {
  * runs freely (u32, wrapping); slot i is at i % nslots, nslots a power of
  * two. The producer writes prod after the slot, the consumer cons after
  * reading it (each a release store, read with an acquire load). The
- * kernel keeps its own copy of the index it produces and reads the other
- * once per use: a process that writes nonsense harms only its own queue.
+ * kernel keeps its own copy of the index it owns (the shared one is a
+ * mirror) and reads the other once per use: a process that writes
+ * nonsense harms only its own queue. flags are the kernel's
+ * (RSIM_URING_F_*), written after cons on its cache line.
  */
 struct rsim_uring_hdr {
 	__u32 prod;
 	__u32 pad0[15];		/* prod and cons on cache lines of their own */
 	__u32 cons;
-	__u32 pad1[15];
+	__u32 flags;
+	__u32 pad1[14];
 };
+
+/*
+ * A receive ring (RQ, SRQ): after a post (prod stored, then a full
+ * barrier), the provider rings the doorbell (the post_recv or
+ * post_srq_recv command with no WR) if the kernel set this. The kernel
+ * sets it (then a full barrier, then it reads prod again) when a
+ * requester met the queue empty and waits (RNR), and keeps it set while
+ * the QP is in the error state, where the doorbell flushes what is
+ * posted.
+ */
+#define RSIM_URING_F_DOORBELL	0x1
 
 #define RSIM_URING_SLOTS	128	/* bytes from the mapping's start */
 
@@ -80,6 +95,45 @@ struct rsim_cq_ring_resp {
 	__aligned_u64 mmap_offset;	/* the ring, on the uverbs fd */
 	__u32 mmap_len;			/* bytes */
 	__u32 nslots;
+};
+
+/*
+ * A receive WR in an RQ or SRQ ring, as the provider writes it: the slot
+ * is stride bytes, room for max_sge entries. The kernel copies a slot
+ * once, when a message takes it, and checks only its copy: num_sge above
+ * the queue's max_sge or a nonzero reserved field completes the WR with
+ * IBV_WC_LOC_QP_OP_ERR and puts the QP in the error state.
+ */
+struct rsim_usge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+struct rsim_urwqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	struct rsim_usge sge[];
+};
+
+/* a receive ring, in create_qp's and create_srq's driver response */
+struct rsim_urq_resp {
+	__aligned_u64 mmap_offset;	/* the ring, on the uverbs fd */
+	__u32 mmap_len;			/* bytes; 0: no ring */
+	__u32 nslots;			/* a power of two */
+	__u32 max_wr;			/* at most this many posted at once */
+	__u32 stride;			/* bytes per slot */
+};
+
+/* create_qp's driver response for a context with mapped queues */
+struct rsim_create_qp_resp {
+	struct rsim_urq_resp rq;	/* none for a QP of an SRQ */
+};
+
+/* create_srq's driver response for a context with mapped queues */
+struct rsim_create_srq_resp {
+	struct rsim_urq_resp rq;
 };
 
 #endif /* RDMASIM_ABI_H */

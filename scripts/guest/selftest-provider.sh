@@ -146,33 +146,46 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		[ $rc = 0 ] && has_line /run/pp-srv "*100 iters in*" &&
 			has_line /run/pp-cli "*100 iters in*"
 	}
-	# the CQs are rings the process maps (rdmasim-abi.h): polled without
-	# a poll_cq command; with RSIM_NO_MAP=1 the provider keeps the
-	# kernel's command, the path an old provider takes
+	# the CQs and receive queues are rings the process maps
+	# (rdmasim-abi.h): polled without a poll_cq command, receive WRs
+	# posted without a post_recv command; with RSIM_NO_MAP=1 the provider
+	# keeps the kernel's commands, the path an old provider takes
 	pp_stat() {
 		kv "$DBG/rdmasim0/datapath" "$1"
 	}
-	pp_stat user_polls && pp_polls0=$val
-	pp_stat cq_rings && pp_rings0=$val
+	pp_snap() {
+		pp_stat user_polls && pp_polls0=$val &&
+			pp_stat cq_rings && pp_rings0=$val &&
+			pp_stat user_recv_posts && pp_posts0=$val &&
+			pp_stat rq_rings && pp_rqs0=$val
+	}
+	pp_snap
 	check "provider_ibv_rc_pingpong" provider_pingpong rc
 	pp_mapped() {
 		pp_stat cq_rings && [ "$val" -ge $((pp_rings0 + 2)) ] &&
-			pp_stat user_polls && [ "$val" = "$pp_polls0" ]
+			pp_stat user_polls && [ "$val" = "$pp_polls0" ] &&
+			pp_stat rq_rings && [ "$val" -ge $((pp_rqs0 + 2)) ] &&
+			pp_stat user_recv_posts && [ "$val" = "$pp_posts0" ]
 	}
-	check "provider_pingpong_polled_mapped_cqs" pp_mapped
+	check "provider_pingpong_mapped_cqs_and_rqs" pp_mapped
 	# the UC pair with RSIM_NO_MAP=1: an old provider's path
+	pp_snap
 	export RSIM_NO_MAP=1
 	check "provider_ibv_uc_pingpong_no_map" provider_pingpong uc
 	unset RSIM_NO_MAP
 	pp_commands() {
-		pp_stat user_polls && [ "$val" -gt "$pp_polls0" ]
+		pp_stat user_polls && [ "$val" -gt "$pp_polls0" ] &&
+			pp_stat user_recv_posts && [ "$val" -gt "$pp_posts0" ] &&
+			pp_stat rq_rings && [ "$val" = "$pp_rqs0" ]
 	}
-	check "provider_no_map_polled_with_commands" pp_commands
+	check "provider_no_map_with_commands" pp_commands
 	check "provider_ibv_ud_pingpong" provider_pingpong ud
 	# one QP on the SRQ: with its default 16, the client may still have a
 	# SEND in flight when the server, done, destroys its QPs (the client
 	# then fails it with RETRY_EXC_ERR; seen once under make check's load)
+	pp_snap
 	check "provider_ibv_srq_pingpong" provider_pingpong srq -q 1
+	check "provider_srq_pingpong_mapped" pp_mapped
 
 	# tools/provider's rsim_verbs_test: DMA handles (every row of the
 	# attribute table), MRs bound to them, busy objects, invalid handles
@@ -273,6 +286,18 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"mcast attach_other_mlid EINVAL" "mcast attach_second_group 0" \
 		"mcast attach_rc EINVAL" "mcast attach_unicast_lid EINVAL" \
 		"mcast destroy_ud 0"
+	# receive queues, mapped: the post rules, RNR waits a post ends (the
+	# doorbell), flushes in the error state, and a ring the test writes
+	check "provider_verbs_recv_rings" lines /run/verbs "rq ring mapped" \
+		"rq post_in_reset EINVAL" "rq post_too_many_sges EINVAL" \
+		"rq post_fill 0" "rq post_past_max_wr ENOMEM" \
+		"rq sends_take_posted 0" "rq rnr_wait_ended_by_post 0" \
+		"rq err_flushes_posted 0" "rq err_flushes_post 0" \
+		"rq post_after_reset EINVAL" "rq reset_then_receive 0" \
+		"srq post_too_many_sges EINVAL" "srq post_fill 0" \
+		"srq post_past_max_wr ENOMEM" "srq sends_take_posted 0" \
+		"srq rnr_wait_ended_by_post 0" \
+		"rq hostile_num_sge 0" "rq hostile_prod_index 0"
 	check "provider_verbs_other_context" lines /run/verbs \
 		"ctx2 dealloc_pd_of_ctx2 ENOENT" "ctx2 dealloc_dmah_busy EBUSY" \
 		"ctx2 close 0"
@@ -298,9 +323,13 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# SENDs (up to 256 KiB, one to three SGEs) to one self-connected RC
 	# QP at once, and into and out of device memory; every byte that
 	# moves is checked, every receive against the header its message
-	# carries. The seed is printed; RSIM_STRESS_SEED repeats one.
+	# carries. The seed is printed; RSIM_STRESS_SEED repeats one. One
+	# receive buffer (-r 1): a SEND that finds it taken waits on RNR for
+	# ever (rnr_retry 7) until it is posted again, through the mapped
+	# receive queue's doorbell (a few times a run on one CPU; the
+	# deterministic case is rsim_verbs_test's rnr_wait_ended_by_post)
 	provider_tool /run/stress rsim_stress \
-		-s "${RSIM_STRESS_SEED:-$(date +%s)}" -n 150
+		-s "${RSIM_STRESS_SEED:-$(date +%s)}" -n 150 -r 1
 	check "provider_stress_two_threads_one_qp" lines /run/stress \
 		"result PASS" "exit 0"
 	provider_left_alone stress /run/stress

@@ -6,10 +6,12 @@
  * ibv_cmd_* command layer to the kernel's uverbs: context, device and
  * port query, PDs, MRs (plain, extended with a DMA handle, dma-buf) and
  * DMA handles, AHs, CQs and QPs with the kernel's post commands. CQs are
- * polled from a ring the kernel writes and the process maps (the context
- * asks for it: rdmasim-abi.h), without a system call; RSIM_NO_MAP=1 in
- * the environment, or a kernel that does not grant it, keeps the kernel's
- * poll command.
+ * polled from a ring the kernel writes and the process maps, and receive
+ * WRs (of QPs and SRQs) are posted into a ring the kernel reads (the
+ * context asks for both: rdmasim-abi.h), without a system call but for
+ * the doorbell the kernel asks for in the ring; RSIM_NO_MAP=1 in the
+ * environment, or a kernel that does not grant it, keeps the kernel's
+ * poll and post commands.
  *
  * The kernel reports RDMA_DRIVER_UNKNOWN, which libibverbs never matches
  * by driver id, so the device is matched by its name.
@@ -65,6 +67,16 @@ struct rsim_resize_cq_resp {
 	struct rsim_cq_ring_resp drv;
 };
 
+struct rsim_create_qp_ex_resp {
+	struct ib_uverbs_ex_create_qp_resp ibv_resp;
+	struct rsim_create_qp_resp drv;
+};
+
+struct rsim_create_srq_ex_resp {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct rsim_create_srq_resp drv;
+};
+
 /* no padding between the core's part and the driver's */
 static_assert(sizeof(struct rsim_get_context) ==
 	      sizeof(struct ibv_get_context) +
@@ -78,6 +90,14 @@ static_assert(sizeof(struct rsim_create_cq_ex_resp) ==
 static_assert(sizeof(struct rsim_resize_cq_resp) ==
 	      sizeof(struct ib_uverbs_resize_cq_resp) +
 	      sizeof(struct rsim_cq_ring_resp), "resize_cq");
+static_assert(sizeof(struct rsim_create_qp_ex_resp) ==
+	      sizeof(struct ib_uverbs_ex_create_qp_resp) +
+	      sizeof(struct rsim_create_qp_resp), "create_qp_ex");
+static_assert(sizeof(struct rsim_create_srq_ex_resp) ==
+	      sizeof(struct ib_uverbs_create_srq_resp) +
+	      sizeof(struct rsim_create_srq_resp), "create_srq");
+/* a ring's SGE is an ibv_sge */
+static_assert(sizeof(struct rsim_usge) == sizeof(struct ibv_sge), "sge");
 
 static struct rsim_context *to_rsim_ctx(struct ibv_context *ibctx)
 {
@@ -821,6 +841,123 @@ static int rsim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 			   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
 /*
+ * A mapped receive queue (a QP's or an SRQ's): the provider writes each
+ * WR into the slot at its producer index and publishes the index; the
+ * kernel copies the slot when a message takes it and mirrors its own
+ * consumer index in cons. A post rings the doorbell (the post command
+ * with no WR) only when the kernel asked for it in flags.
+ */
+struct rsim_urq {
+	pthread_spinlock_t lock;	/* serializes posters: protects prod */
+	struct rsim_uring_hdr *ring;	/* NULL: the post command */
+	size_t len;
+	uint32_t nslots;		/* a power of two */
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t stride;
+	uint32_t prod;
+	bool reset;			/* posting is EINVAL (the QP in RESET) */
+};
+
+/* map the ring the kernel made (its response); 0 or -1 with errno set */
+static int rsim_urq_map(struct rsim_urq *rq, struct ibv_context *ctx,
+			const struct rsim_urq_resp *r)
+{
+	void *p;
+
+	if (!r->mmap_len)
+		return 0;
+	if (!r->nslots || (r->nslots & (r->nslots - 1)) ||
+	    r->max_wr > r->nslots || !r->max_wr ||
+	    r->stride < sizeof(struct rsim_urwqe) ||
+	    r->mmap_len < RSIM_URING_SLOTS + (size_t)r->nslots * r->stride) {
+		errno = EPROTO;
+		return -1;
+	}
+	p = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 ctx->cmd_fd, r->mmap_offset);
+	if (p == MAP_FAILED)
+		return -1;
+	rq->ring = p;
+	rq->len = r->mmap_len;
+	rq->nslots = r->nslots;
+	rq->max_wr = r->max_wr;
+	rq->stride = r->stride;
+	rq->max_sge = (r->stride - sizeof(struct rsim_urwqe)) /
+		      sizeof(struct rsim_usge);
+	return 0;
+}
+
+static void rsim_urq_unmap(struct rsim_urq *rq)
+{
+	if (rq->ring)
+		munmap(rq->ring, rq->len);
+	rq->ring = NULL;
+}
+
+/*
+ * Post into the ring: each WR checked as the kernel's post command checks
+ * it (SGEs, room), the ones before a refused one posted. Returns 0 or an
+ * errno, *@bad_wr the refused WR; *@db whether the kernel asked for a
+ * doorbell.
+ */
+static int rsim_urq_post(struct rsim_urq *rq, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr, bool *db)
+{
+	struct rsim_urwqe *slot;
+	uint32_t prod, cons;
+	int ret = 0;
+
+	pthread_spin_lock(&rq->lock);
+	prod = rq->prod;
+	for (; wr; wr = wr->next) {
+		if (rq->reset) {
+			ret = EINVAL;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		cons = __atomic_load_n(&rq->ring->cons, __ATOMIC_ACQUIRE);
+		if (prod - cons >= rq->max_wr) {
+			ret = ENOMEM;
+			break;
+		}
+		slot = (struct rsim_urwqe *)((char *)rq->ring +
+					     RSIM_URING_SLOTS +
+					     (size_t)(prod & (rq->nslots - 1)) *
+					     rq->stride);
+		slot->wr_id = wr->wr_id;
+		slot->num_sge = wr->num_sge;
+		slot->reserved = 0;
+		memcpy(slot->sge, wr->sg_list,
+		       wr->num_sge * sizeof(struct rsim_usge));
+		prod++;
+	}
+	*db = false;
+	if (prod != rq->prod) {
+		__atomic_store_n(&rq->ring->prod, prod, __ATOMIC_RELEASE);
+		rq->prod = prod;
+		/* the index before the flag: pairs with the kernel's take */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		*db = __atomic_load_n(&rq->ring->flags, __ATOMIC_RELAXED) &
+		      RSIM_URING_F_DOORBELL;
+	}
+	pthread_spin_unlock(&rq->lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+static void rsim_urq_set_reset(struct rsim_urq *rq, bool reset)
+{
+	pthread_spin_lock(&rq->lock);
+	rq->reset = reset;
+	pthread_spin_unlock(&rq->lock);
+}
+
+/*
  * The allocators' resource type for a QP's buffers: the driver id (0,
  * RDMA_DRIVER_UNKNOWN) in the upper half, as mlx5dv's types have theirs
  */
@@ -839,6 +976,7 @@ struct rsim_qp {
 	uint32_t max_inline;
 	uint32_t nwr;
 	int err;
+	struct rsim_urq rq;		/* its receive queue, if mapped */
 };
 
 static struct rsim_qp *ex_to_rsim_qp(struct ibv_qp_ex *ibqp)
@@ -1142,6 +1280,8 @@ static void rsim_qp_buf_free(struct rsim_qp *qp, void *p)
 
 static void rsim_qp_free(struct rsim_qp *qp)
 {
+	rsim_urq_unmap(&qp->rq);
+	pthread_spin_destroy(&qp->rq.lock);
 	rsim_qp_buf_free(qp, qp->wrs);
 	rsim_qp_buf_free(qp, qp->sges);
 	rsim_qp_buf_free(qp, qp->inl);
@@ -1188,9 +1328,10 @@ static void rsim_qp_use_cqs(struct ibv_qp *qp, int n)
 static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
 					struct ibv_qp_init_attr_ex *attr)
 {
-	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct rsim_create_qp_ex_resp resp = {};
 	struct ibv_create_qp_ex cmd = {};
 	bool ex = attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	bool map = to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_RQ;
 	struct rsim_qp *qp;
 	int ret;
 
@@ -1204,12 +1345,21 @@ static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
 		errno = ENOMEM;
 		return NULL;
 	}
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	qp->rq.reset = true;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_PD)
 		qp->pd = to_rsim_pd(attr->pd);
+	/* the driver's response only where the context has mapped queues */
 	ret = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
-				    &resp, sizeof(resp), NULL);
+				    &resp.ibv_resp,
+				    map ? sizeof(resp) : sizeof(resp.ibv_resp),
+				    NULL);
 	if (ret)
 		goto err_free;
+	if (map && rsim_urq_map(&qp->rq, ctx, &resp.drv.rq)) {
+		ret = errno;
+		goto err_destroy;
+	}
 	if (ex) {
 		ret = rsim_qp_alloc_list(qp, &attr->cap);
 		if (ret)
@@ -1265,10 +1415,14 @@ static int rsim_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	int ret;
 
 	ret = ibv_cmd_modify_qp(qp, attr, attr_mask, &cmd, sizeof(cmd));
-	if (!ret && (attr_mask & IBV_QP_STATE) &&
-	    attr->qp_state == IBV_QPS_RESET)
+	if (ret || !(attr_mask & IBV_QP_STATE))
+		return ret;
+	if (attr->qp_state == IBV_QPS_RESET)
 		rsim_qp_clean_cqs(qp);
-	return ret;
+	/* the kernel discarded what was posted: the indices agree again */
+	rsim_urq_set_reset(&container_of(qp, struct rsim_qp, vqp.qp)->rq,
+			   attr->qp_state == IBV_QPS_RESET);
+	return 0;
 }
 
 static int rsim_destroy_qp(struct ibv_qp *ibqp)
@@ -1291,22 +1445,48 @@ static int rsim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 	return ibv_cmd_post_send(qp, wr, bad_wr);
 }
 
-static int rsim_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+static int rsim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			  struct ibv_recv_wr **bad_wr)
 {
-	return ibv_cmd_post_recv(qp, wr, bad_wr);
+	struct rsim_qp *qp = container_of(ibqp, struct rsim_qp, vqp.qp);
+	struct ibv_recv_wr *db_bad;
+	bool db;
+	int ret;
+
+	if (!qp->rq.ring)
+		return ibv_cmd_post_recv(ibqp, wr, bad_wr);
+	ret = rsim_urq_post(&qp->rq, wr, bad_wr, &db);
+	if (db) {
+		int err = ibv_cmd_post_recv(ibqp, NULL, &db_bad);
+
+		ret = ret ?: err;
+	}
+	return ret;
 }
 
 /*
- * Shared receive queues (basic, no XRC) are the kernel's, posted to with
- * its post_srq_recv command.
+ * Shared receive queues (basic, no XRC): the kernel's, posted to with its
+ * post_srq_recv command, or mapped like a QP's receive queue.
  */
+struct rsim_srq {
+	struct ibv_srq ibsrq;
+	struct rsim_urq rq;
+};
+
+static void rsim_srq_free(struct rsim_srq *srq)
+{
+	rsim_urq_unmap(&srq->rq);
+	pthread_spin_destroy(&srq->rq.lock);
+	free(srq);
+}
+
 static struct ibv_srq *rsim_create_srq(struct ibv_pd *pd,
 				       struct ibv_srq_init_attr *attr)
 {
-	struct ib_uverbs_create_srq_resp resp = {};
+	struct rsim_create_srq_ex_resp resp = {};
+	bool map = to_rsim_ctx(pd->context)->map & RSIM_UCTX_MAP_RQ;
 	struct ibv_create_srq cmd = {};
-	struct ibv_srq *srq;
+	struct rsim_srq *srq;
 	int ret;
 
 	srq = calloc(1, sizeof(*srq));
@@ -1314,14 +1494,23 @@ static struct ibv_srq *rsim_create_srq(struct ibv_pd *pd,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_srq(pd, srq, attr, &cmd, sizeof(cmd), &resp,
-				 sizeof(resp));
-	if (ret) {
-		free(srq);
-		errno = ret;
-		return NULL;
+	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp,
+				 map ? sizeof(resp) : sizeof(resp.ibv_resp));
+	if (ret)
+		goto err_free;
+	if (map && rsim_urq_map(&srq->rq, pd->context, &resp.drv.rq)) {
+		ret = errno;
+		ibv_cmd_destroy_srq(&srq->ibsrq);
+		goto err_free;
 	}
-	return srq;
+	return &srq->ibsrq;
+
+err_free:
+	rsim_srq_free(srq);
+	errno = ret;
+	return NULL;
 }
 
 static int rsim_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
@@ -1339,21 +1528,34 @@ static int rsim_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 	return ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd));
 }
 
-static int rsim_destroy_srq(struct ibv_srq *srq)
+static int rsim_destroy_srq(struct ibv_srq *ibsrq)
 {
 	int ret;
 
-	ret = ibv_cmd_destroy_srq(srq);
+	ret = ibv_cmd_destroy_srq(ibsrq);
 	if (ret)
 		return ret;
-	free(srq);
+	rsim_srq_free(container_of(ibsrq, struct rsim_srq, ibsrq));
 	return 0;
 }
 
-static int rsim_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+static int rsim_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			      struct ibv_recv_wr **bad_wr)
 {
-	return ibv_cmd_post_srq_recv(srq, wr, bad_wr);
+	struct rsim_srq *srq = container_of(ibsrq, struct rsim_srq, ibsrq);
+	struct ibv_recv_wr *db_bad;
+	bool db;
+	int ret;
+
+	if (!srq->rq.ring)
+		return ibv_cmd_post_srq_recv(ibsrq, wr, bad_wr);
+	ret = rsim_urq_post(&srq->rq, wr, bad_wr, &db);
+	if (db) {
+		int err = ibv_cmd_post_srq_recv(ibsrq, NULL, &db_bad);
+
+		ret = ret ?: err;
+	}
+	return ret;
 }
 
 /*
@@ -1576,12 +1778,12 @@ static struct verbs_context *rsim_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 	/*
-	 * Mapped CQs unless RSIM_NO_MAP=1, the kernel saying what it grants.
+	 * Mapped CQs and receive queues unless RSIM_NO_MAP=1, the kernel saying what it grants.
 	 * Without, the request is an old provider's: no driver data at all
 	 * (so is the retry when a kernel from before the ABI refuses one).
 	 */
 	if (!no_map || strcmp(no_map, "1")) {
-		cmd.drv.flags = RSIM_UCTX_MAP_CQ;
+		cmd.drv.flags = RSIM_UCTX_MAP_CQ | RSIM_UCTX_MAP_RQ;
 		ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd,
 					  sizeof(cmd), NULL, &resp.ibv_resp,
 					  sizeof(resp));

@@ -31,8 +31,13 @@
  * thread, and "result PASS" (exit 0), or "FAIL ..." lines and "result
  * FAIL" (exit 1).
  *
+ * With -r 1 the receive queue holds one buffer: a SEND of one thread
+ * meets it taken by the other's most of the time and waits on an RNR NAK
+ * (rnr_retry 7: for ever) until the buffer is posted again, which must
+ * wake it (with mapped receive queues, the doorbell the kernel asks for).
+ *
  *   RDMAV_DRIVERS=<tools/provider>/librdmasim rsim_stress [-d rdmasim0]
- *	[-s seed] [-n ops per thread]
+ *	[-s seed] [-n ops per thread] [-r receive buffers, 1-8]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,7 +59,7 @@
 #define NTHREADS	2
 #define BUF_LEN		(256 * 1024)
 #define DM_LEN		(64 * 1024)
-#define NRECV		8
+#define NRECV		8	/* receive buffers, at most */
 #define HDR_LEN		16
 #define WAIT_SEC	30
 
@@ -88,6 +93,8 @@ static struct ibv_cq *scq, *rcq;
 static struct ibv_qp *qp;
 static struct ibv_dm *dm;
 static struct ibv_mr *dm_mr;
+/* receive buffers posted (-r): 1 makes most SENDs wait on RNR */
+static int nrecv = NRECV;
 static uint8_t *rbuf[NRECV];
 static struct ibv_mr *rbuf_mr[NRECV];
 static pthread_mutex_t poll_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -397,7 +404,7 @@ int main(int argc, char **argv)
 		.qp_type = IBV_QPT_RC,
 		.cap = {
 			.max_send_wr = 2 * NTHREADS,
-			.max_recv_wr = NRECV,
+			.max_recv_wr = nrecv,
 			.max_send_sge = 3,
 			.max_recv_sge = 1,
 		},
@@ -407,7 +414,7 @@ int main(int argc, char **argv)
 	const char *step = "open";
 	int opt, i, rc = 1;
 
-	while ((opt = getopt(argc, argv, "d:s:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:n:r:")) != -1) {
 		switch (opt) {
 		case 'd':
 			name = optarg;
@@ -418,9 +425,17 @@ int main(int argc, char **argv)
 		case 'n':
 			nops = strtoul(optarg, NULL, 0);
 			break;
+		case 'r':
+			nrecv = atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-d dev] [-s seed] [-n ops]\n",
-				argv[0]);
+			nrecv = 0;
+			break;
+		}
+		if (nrecv < 1 || nrecv > NRECV) {
+			fprintf(stderr,
+				"usage: %s [-d dev] [-s seed] [-n ops] [-r 1-%d]\n",
+				argv[0], NRECV);
 			return 2;
 		}
 	}
@@ -434,7 +449,7 @@ int main(int argc, char **argv)
 	step = "PD, CQs";
 	pd = ibv_alloc_pd(ctx);
 	scq = ibv_create_cq(ctx, 4 * NTHREADS, NULL, NULL, 0);
-	rcq = ibv_create_cq(ctx, NRECV, NULL, NULL, 0);
+	rcq = ibv_create_cq(ctx, nrecv, NULL, NULL, 0);
 	if (!pd || !scq || !rcq)
 		goto out;
 	qa.send_cq = scq;
@@ -460,7 +475,7 @@ int main(int argc, char **argv)
 		       strerror(errno));
 	}
 	step = "receive buffers";
-	for (i = 0; i < NRECV; i++) {
+	for (i = 0; i < nrecv; i++) {
 		rbuf[i] = aligned_alloc(4096, BUF_LEN);
 		rbuf_mr[i] = rbuf[i] ? reg(rbuf[i], BUF_LEN) : NULL;
 		if (!rbuf_mr[i] || post_recv(i))
@@ -533,7 +548,7 @@ out:
 	}
 	if (qp)
 		ibv_destroy_qp(qp);
-	for (i = 0; i < NRECV; i++) {
+	for (i = 0; i < nrecv; i++) {
 		if (rbuf_mr[i])
 			ibv_dereg_mr(rbuf_mr[i]);
 		free(rbuf[i]);

@@ -19,6 +19,14 @@
  *    an RDMA write lands in, the DM busy while the MR covers it;
  *  - multicast: a UD QP attached to and detached from two groups, busy
  *    while attached; bad attaches refused;
+ *  - receive queues (mapped rings, or with RSIM_NO_MAP=1 the kernel's
+ *    post commands, with the same errnos): posts in RESET, past the
+ *    queue's depth and SGEs; a SEND waiting on RNR woken by a post (the
+ *    doorbell the kernel asks for in the ring), for a QP's queue and an
+ *    SRQ; flushes in the error state, of what was posted before and
+ *    after; the queue after a return to RESET; and, with mapped rings,
+ *    a ring the test writes itself: a WR with too many SGEs and a
+ *    producer index out of range put the QP in the error state;
  *  - bad input: a PD with a live MR (EBUSY, the MR still usable), a CQ a
  *    QP uses (EBUSY), bad access flags, empty and unmapped MRs, CQ and QP
  *    sizes beyond the device's limits, address handles (a UD send to
@@ -47,6 +55,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +67,7 @@
 
 #include <infiniband/verbs.h>
 #include <infiniband/driver.h>
+#include <rdmasim/rdmasim-abi.h>
 
 #define MR_LEN (64 * 1024)
 #define MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | \
@@ -1197,6 +1208,366 @@ out:
 }
 
 /*
+ * The start addresses of the process's mappings of the uverbs file (the
+ * rings the provider mapped), at most @max; how many.
+ */
+static int uverbs_maps(unsigned long *start, int max)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f))
+		if (strstr(line, "/dev/infiniband/uverbs"))
+			start[n++] = strtoul(line, NULL, 16);
+	fclose(f);
+	return n;
+}
+
+/* the one uverbs mapping in @now[@n] that is not in @was[@m], or NULL */
+static void *new_map(const unsigned long *was, int m,
+		     const unsigned long *now, int n)
+{
+	void *found = NULL;
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < m && was[j] != now[i]; j++)
+			;
+		if (j < m)
+			continue;
+		if (found)
+			return NULL;
+		found = (void *)now[i];
+	}
+	return found;
+}
+
+#define RQ_WR 4
+#define RQ_SGE 2
+
+/* what recv_rings() works on */
+struct rq_env {
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	unsigned char *buf;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	/* the QP's (or the SRQ's) receive ring, if the provider mapped it */
+	struct rsim_uring_hdr *ring;
+};
+
+/* an RC QP connected to itself, its ring found; 0 or -1 */
+static int rq_qp(struct rq_env *e, struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr qa = {
+		.send_cq = e->cq, .recv_cq = e->cq, .srq = srq,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = RQ_WR, .max_recv_wr = RQ_WR,
+			 .max_send_sge = 1, .max_recv_sge = RQ_SGE },
+	};
+	unsigned long was[64], now[64];
+	int m = uverbs_maps(was, 64);
+
+	e->qp = ibv_create_qp(pd, &qa);
+	if (!e->qp)
+		return -1;
+	if (!srq)
+		e->ring = new_map(was, m, now, uverbs_maps(now, 64));
+	return 0;
+}
+
+static int rq_post(struct rq_env *e, uint64_t wr_id, int num_sge)
+{
+	struct ibv_sge sge[RQ_SGE + 1];
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = sge,
+				  .num_sge = num_sge }, *bad;
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		sge[i].addr = (uintptr_t)e->buf + 4096 * (i + 1);
+		sge[i].length = 64;
+		sge[i].lkey = e->mr->lkey;
+	}
+	return e->srq ? ibv_post_srq_recv(e->srq, &wr, &bad) :
+			ibv_post_recv(e->qp, &wr, &bad);
+}
+
+static int rq_send(struct rq_env *e, uint64_t wr_id)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)e->buf, .length = 64,
+			       .lkey = e->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+
+	return ibv_post_send(e->qp, &wr, &bad);
+}
+
+/*
+ * @n completions within about a second, each expected by wr_id (in
+ * @ids) with its status (in @st); 0 if each came, else EIO
+ */
+static int rq_expect(struct rq_env *e, int n, const uint64_t *ids,
+		     const int *st)
+{
+	int i, j, seen = 0, ret = EIO;
+	struct ibv_wc wc;
+
+	for (i = 0; i < n; i++) {
+		if (poll_one(e->cq, &wc) < 0)
+			return ret;
+		for (j = 0; j < n && ids[j] != wc.wr_id; j++)
+			;
+		if (j == n || (int)wc.status != st[j]) {
+			printf("rq unexpected completion wr_id %llu status %d\n",
+			       (unsigned long long)wc.wr_id, wc.status);
+			return ret;
+		}
+		seen |= 1 << j;
+	}
+	if (seen == (1 << n) - 1)
+		ret = 0;
+	return ret;
+}
+
+/* the QP's state, or -1 */
+static int rq_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	return ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) ? -1 :
+	       (int)a.qp_state;
+}
+
+/* an IBV_EVENT_QP_FATAL of @qp within about a second: 0, else EIO */
+static int rq_fatal_event(struct ibv_qp *qp)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int fl = fcntl(ctx->async_fd, F_GETFL), i, ret = EIO;
+
+	fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK);
+	for (i = 0; i < 100 && ret; i++) {
+		if (poll(&pfd, 1, 10) != 1)
+			continue;
+		while (!ibv_get_async_event(ctx, &ev)) {
+			if (ev.event_type == IBV_EVENT_QP_FATAL &&
+			    ev.element.qp == qp)
+				ret = 0;
+			ibv_ack_async_event(&ev);
+		}
+	}
+	fcntl(ctx->async_fd, F_SETFL, fl);
+	return ret;
+}
+
+static void rq_destroy_qp(struct rq_env *e)
+{
+	if (e->qp)
+		ibv_destroy_qp(e->qp);
+	e->qp = NULL;
+	e->ring = NULL;
+}
+
+/*
+ * The posting rules, an RNR wait a post ends, and the error state's
+ * flushes, on a QP's own receive queue
+ */
+static void rq_rules(struct rq_env *e)
+{
+	static const int ok2[] = { IBV_WC_SUCCESS, IBV_WC_SUCCESS };
+	static const int fl2[] = { IBV_WC_WR_FLUSH_ERR, IBV_WC_WR_FLUSH_ERR };
+	uint64_t ids[2];
+	struct ibv_wc wc;
+	int i, ret;
+
+	expect("rq", "post_in_reset", rq_post(e, 1, 1), EINVAL);
+	if (qp_to(e->qp, IBV_QPS_INIT))
+		return fail("rq", "to INIT");
+	expect("rq", "post_too_many_sges", rq_post(e, 2, RQ_SGE + 1), EINVAL);
+	for (i = 0, ret = 0; i < RQ_WR && !ret; i++)
+		ret = rq_post(e, 10 + i, RQ_SGE);
+	expect("rq", "post_fill", ret, 0);
+	expect("rq", "post_past_max_wr", rq_post(e, 20, 1), ENOMEM);
+	if (qp_to(e->qp, IBV_QPS_RTR) || qp_to(e->qp, IBV_QPS_RTS))
+		return fail("rq", "to RTS");
+	/* the SENDs take the receive WRs posted in INIT, in order */
+	for (i = 0, ret = 0; i < RQ_WR && !ret; i++) {
+		ids[0] = 30 + i;
+		ids[1] = 10 + i;
+		ret = rq_send(e, ids[0]) ?: rq_expect(e, 2, ids, ok2);
+	}
+	expect("rq", "sends_take_posted", ret, 0);
+	/* rnr_retry 7: only a post ends the wait */
+	ret = rq_send(e, 40);
+	if (!ret && ibv_poll_cq(e->cq, 1, &wc) != 0)
+		ret = EIO;
+	usleep(20000);
+	ids[0] = 40;
+	ids[1] = 41;
+	ret = ret ?: rq_post(e, 41, 1) ?: rq_expect(e, 2, ids, ok2);
+	expect("rq", "rnr_wait_ended_by_post", ret, 0);
+	/* the error state: what is posted is flushed, and so is what comes */
+	ids[0] = 50;
+	ids[1] = 51;
+	ret = rq_post(e, 50, 1) ?: rq_post(e, 51, 1) ?:
+	      qp_to(e->qp, IBV_QPS_ERR) ?: rq_expect(e, 2, ids, fl2);
+	expect("rq", "err_flushes_posted", ret, 0);
+	ids[0] = 52;
+	ret = rq_post(e, 52, 1) ?: rq_expect(e, 1, ids, fl2);
+	expect("rq", "err_flushes_post", ret, 0);
+	/* back to RESET: empty, refusing posts, then as new */
+	ret = qp_to(e->qp, IBV_QPS_RESET);
+	expect("rq", "post_after_reset", ret ?: rq_post(e, 60, 1), EINVAL);
+	ids[0] = 61;
+	ids[1] = 62;
+	ret = qp_to(e->qp, IBV_QPS_INIT) ?: rq_post(e, 61, 1) ?:
+	      qp_to(e->qp, IBV_QPS_RTR) ?: qp_to(e->qp, IBV_QPS_RTS) ?:
+	      rq_send(e, 62) ?: rq_expect(e, 2, ids, ok2);
+	expect("rq", "reset_then_receive", ret, 0);
+}
+
+/*
+ * An SRQ: its depth, and an RNR wait on a QP of it that a post ends (the
+ * SRQ's doorbell)
+ */
+static void rq_srq(struct rq_env *e)
+{
+	static const int ok2[] = { IBV_WC_SUCCESS, IBV_WC_SUCCESS };
+	struct ibv_srq_init_attr sa = {
+		.attr = { .max_wr = RQ_WR, .max_sge = RQ_SGE },
+	};
+	uint64_t ids[2];
+	int i, ret;
+
+	e->srq = ibv_create_srq(pd, &sa);
+	if (expect_ptr("srq", "create", e->srq, 0))
+		return;
+	if (rq_qp(e, e->srq) || qp_to(e->qp, IBV_QPS_INIT) ||
+	    qp_to(e->qp, IBV_QPS_RTR) || qp_to(e->qp, IBV_QPS_RTS)) {
+		fail("srq", "QP to RTS");
+		goto out;
+	}
+	expect("srq", "post_too_many_sges", rq_post(e, 1, RQ_SGE + 1),
+	       EINVAL);
+	for (i = 0, ret = 0; i < RQ_WR && !ret; i++)
+		ret = rq_post(e, 10 + i, 1);
+	expect("srq", "post_fill", ret, 0);
+	expect("srq", "post_past_max_wr", rq_post(e, 20, 1), ENOMEM);
+	for (i = 0, ret = 0; i < RQ_WR && !ret; i++) {
+		ids[0] = 30 + i;
+		ids[1] = 10 + i;
+		ret = rq_send(e, ids[0]) ?: rq_expect(e, 2, ids, ok2);
+	}
+	expect("srq", "sends_take_posted", ret, 0);
+	ret = rq_send(e, 40);
+	usleep(20000);
+	ids[0] = 40;
+	ids[1] = 41;
+	ret = ret ?: rq_post(e, 41, 1) ?: rq_expect(e, 2, ids, ok2);
+	expect("srq", "rnr_wait_ended_by_post", ret, 0);
+out:
+	rq_destroy_qp(e);
+	expect("srq", "destroy", ibv_destroy_srq(e->srq), 0);
+	e->srq = NULL;
+}
+
+/*
+ * A ring written by the process itself, past the provider: the kernel
+ * copies a slot once and checks the copy. A WR with more SGEs than the
+ * queue's completes with IBV_WC_LOC_QP_OP_ERR (the SEND that took it
+ * with IBV_WC_REM_OP_ERR); a producer index beyond the queue's depth is
+ * IBV_EVENT_QP_FATAL, nothing taken. The QP ends in the error state.
+ */
+static void rq_hostile(struct rq_env *e)
+{
+	static const int bad2[] = { IBV_WC_REM_OP_ERR, IBV_WC_LOC_QP_OP_ERR };
+	static const int rem[] = { IBV_WC_REM_OP_ERR };
+	/* the ABI's slot: the device's rounding of RQ_WR, RQ_SGE entries */
+	size_t stride = sizeof(struct rsim_urwqe) +
+			RQ_SGE * sizeof(struct rsim_usge);
+	struct rsim_urwqe *slot;
+	uint64_t ids[2] = { 70, 71 };
+	uint32_t prod;
+	int ret;
+
+	if (rq_qp(e, NULL) || !e->ring || qp_to(e->qp, IBV_QPS_INIT) ||
+	    qp_to(e->qp, IBV_QPS_RTR) || qp_to(e->qp, IBV_QPS_RTS)) {
+		fail("rq", "hostile QP to RTS, its ring found");
+		goto out;
+	}
+	prod = e->ring->prod;
+	slot = (struct rsim_urwqe *)((char *)e->ring + RSIM_URING_SLOTS +
+				     (prod & (RQ_WR - 1)) * stride);
+	slot->wr_id = 71;
+	slot->num_sge = RQ_SGE + 1;
+	slot->reserved = 0;
+	__atomic_store_n(&e->ring->prod, prod + 1, __ATOMIC_RELEASE);
+	ret = rq_send(e, 70) ?: rq_expect(e, 2, ids, bad2);
+	expect("rq", "hostile_num_sge", ret ?: rq_state(e->qp) != IBV_QPS_ERR,
+	       0);
+	rq_destroy_qp(e);
+
+	if (rq_qp(e, NULL) || !e->ring || qp_to(e->qp, IBV_QPS_INIT) ||
+	    qp_to(e->qp, IBV_QPS_RTR) || qp_to(e->qp, IBV_QPS_RTS)) {
+		fail("rq", "hostile QP to RTS, its ring found");
+		goto out;
+	}
+	__atomic_store_n(&e->ring->prod, e->ring->prod + 1000,
+			 __ATOMIC_RELEASE);
+	ids[0] = 80;
+	ret = rq_send(e, 80) ?: rq_expect(e, 1, ids, rem) ?:
+	      rq_fatal_event(e->qp);
+	expect("rq", "hostile_prod_index",
+	       ret ?: rq_state(e->qp) != IBV_QPS_ERR, 0);
+out:
+	rq_destroy_qp(e);
+}
+
+/*
+ * Receive queues through the provider: mapped rings unless RSIM_NO_MAP=1
+ * (the kernel's post commands), the same errnos either way
+ */
+static void recv_rings(void)
+{
+	struct rq_env e = {};
+	const char *no_map = getenv("RSIM_NO_MAP");
+
+	e.buf = pattern_buf(MR_LEN, 31);
+	e.cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!e.buf || !e.cq ||
+	    reg_mr(pd, e.buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE, &e.mr)) {
+		fail("rq", "setup");
+		goto out;
+	}
+	if (rq_qp(&e, NULL)) {
+		fail("rq", "create_qp");
+		goto out;
+	}
+	printf("rq ring %s\n", e.ring ? "mapped" : "none");
+	if (!e.ring != (no_map && !strcmp(no_map, "1")))
+		fail("rq", "a ring mapped unless RSIM_NO_MAP=1");
+	rq_rules(&e);
+	rq_destroy_qp(&e);
+	rq_srq(&e);
+	if (!no_map || strcmp(no_map, "1"))
+		rq_hostile(&e);
+out:
+	rq_destroy_qp(&e);
+	if (e.mr)
+		ibv_dereg_mr(e.mr);
+	if (e.cq)
+		ibv_destroy_cq(e.cq);
+	if (e.buf)
+		munmap(e.buf, MR_LEN);
+}
+
+/*
  * Another ibv_context of the same device (a second open). A uverbs
  * handle is a number in the file it came from: the kernel refuses
  * another context's object as a number that names nothing of that type
@@ -1374,6 +1745,7 @@ int main(int argc, char **argv)
 	bad_sizes();
 	bogus_and_double();
 	multicast();
+	recv_rings();
 	other_context(dev);
 
 	expect("cleanup", "dealloc_pd", ibv_dealloc_pd(pd), 0);

@@ -104,6 +104,10 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 	seq_printf(m, "user_polls %lld\ncq_rings %lld\n",
 		   atomic64_read(&rsim->user_polls),
 		   atomic64_read(&rsim->cq_rings));
+	seq_printf(m, "user_recv_posts %lld\nrq_rings %lld\nrecv_doorbells %lld\n",
+		   atomic64_read(&rsim->user_recv_posts),
+		   atomic64_read(&rsim->rq_rings),
+		   atomic64_read(&rsim->recv_doorbells));
 	for (i = 0; i < RSIM_OP_NR; i++)
 		seq_printf(m, "op_%s %llu\n", rsim_dp_op_names[i], st.ops[i]);
 	return 0;

@@ -849,9 +849,42 @@ static int rsim_dp_check_rkey(struct rsim_exec *x)
 }
 
 /*
+ * The responder's mapped receive queue holds nonsense its process wrote
+ * (urq.c): a malformed WR (-EBADMSG), which was taken and completes with
+ * IB_WC_LOC_QP_OP_ERR, or a producer index out of range (-EIO), which
+ * raises IB_EVENT_QP_FATAL instead. The responder enters the error state
+ * whatever its transport; an RC requester's WR completes with
+ * IB_WC_REM_OP_ERR, and UC and UD lose the message.
+ */
+static int rsim_dp_bad_recv(struct rsim_exec *x, int err)
+{
+	struct rsim_qp *peer = x->peer;
+	unsigned long flags;
+
+	if (x->took) {
+		struct ib_wc wc = {
+			.status = IB_WC_LOC_QP_OP_ERR,
+			.opcode = IB_WC_RECV,
+		};
+
+		rsim_dp_complete_recv(x, &wc, false);
+	}
+	spin_lock_irqsave(&peer->lock, flags);
+	rsim_qp_error_locked(peer, &x->n);
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (err == -EIO) {
+		x->n.resp = peer;
+		x->n.resp_event = IB_EVENT_QP_FATAL;
+	}
+	return x->rc ? IB_WC_REM_OP_ERR : RSIM_EXEC_DROP;
+}
+
+/*
  * Take the receive WR at the head of the responder's queue (or of its
  * SRQ), as a device owns a WQE once it starts to fill it: a flush of the
- * responder cannot complete it a second time.
+ * responder cannot complete it a second time. A mapped queue's WR is
+ * copied from its ring (urq.c); an RC requester that finds such a queue
+ * empty asks its process for the doorbell that wakes it.
  */
 static int rsim_dp_take_recv(struct rsim_exec *x)
 {
@@ -860,13 +893,21 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 			       NULL;
 	unsigned long flags;
 	int limit = 0;
+	int bad = 0;
 
 	spin_lock_irqsave(&peer->lock, flags);
 	if (!rsim_qp_receives(peer->state)) {
 		/* nothing taken: ERR, or back to RESET (and INIT) meanwhile */
 	} else if (srq) {
 		limit = rsim_srq_take(srq, x->qp->rwqe, x->rc ? peer : NULL);
-		x->took = limit >= 0;
+		x->took = limit >= 0 || limit == -EBADMSG;
+		if (limit == -EBADMSG || limit == -EIO)
+			swap(bad, limit);
+	} else if (peer->rq.umap) {
+		bad = rsim_urq_take(&peer->rq, x->qp->rwqe, x->rc);
+		x->took = !bad || bad == -EBADMSG;
+		if (bad == -ENOENT)
+			bad = 0;
 	} else if (peer->rq.count) {
 		struct rsim_recv_wqe *rwqe = rsim_wqe(&peer->rq, 0);
 
@@ -880,6 +921,8 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 	if (limit > 0)
 		rsim_ev_queue(x->prsim, &srq->ev,
 			      BIT(IB_EVENT_SRQ_LIMIT_REACHED));
+	if (bad)
+		return rsim_dp_bad_recv(x, bad);
 	if (x->took)
 		return 0;
 	/* UC, UD: lost; RC: an RNR NAK, which the run loop retries or fails */
@@ -1720,6 +1763,18 @@ static bool rsim_dp_park(struct rsim_exec *x, struct rsim_budget *b,
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return false;
 	}
+	/*
+	 * Its responder woke it while it ran (after the take that found no
+	 * receive WR, before this): a wake-up nobody would repeat. The wait
+	 * ends at once: a retry on the worker, uncounted.
+	 */
+	if (qp->rnr_wake) {
+		qp->rnr_wake = false;
+		rsim_dp_leave_locked(qp, RSIM_SQ_QUEUED);
+		rsim_dp_queue_locked(qp, 0);
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return true;
+	}
 	rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
 	qp->ack_wait = ack;
 	if (forever) {
@@ -1827,6 +1882,8 @@ out_pop:
 	rsim_wq_pop(&qp->sq);
 	qp->rnr_tries = 0;
 	qp->ack_tries = 0;
+	/* a wake-up meant for this WR's wait; the next WR's take is later */
+	qp->rnr_wake = false;
 	qp->steer_cpu = -1;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
@@ -1974,10 +2031,15 @@ void rsim_dp_wake_qpn(struct rsim_dev *rsim, u16 dlid,
 		return;
 	inl = inl && rsim_dp_may_run_inline();
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->owner == RSIM_SQ_RNR && !qp->stopping &&
-	    qp->ibqp.qp_type == IB_QPT_RC && qp->attr.dest_qp_num == from) {
-		qp->owner = RSIM_SQ_IDLE;
-		run = rsim_dp_claim_locked(qp, inl);
+	if (!qp->stopping && qp->ibqp.qp_type == IB_QPT_RC &&
+	    qp->attr.dest_qp_num == from) {
+		if (qp->owner == RSIM_SQ_RNR) {
+			qp->owner = RSIM_SQ_IDLE;
+			run = rsim_dp_claim_locked(qp, inl);
+		} else if (qp->owner != RSIM_SQ_IDLE) {
+			/* it runs: if it is about to park, it retries instead */
+			qp->rnr_wake = true;
+		}
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (run)

@@ -38,7 +38,8 @@ static int rsim_alloc_ucontext(struct ib_ucontext *uctx,
 	err = ib_copy_from_udata(&cmd, udata, min(sizeof(cmd), udata->inlen));
 	if (err)
 		return err;
-	if (cmd.flags & ~RSIM_UCTX_MAP_CQ || cmd.reserved ||
+	if (cmd.flags & ~(RSIM_UCTX_MAP_CQ | RSIM_UCTX_MAP_RQ) ||
+	    cmd.reserved ||
 	    (udata->inlen > sizeof(cmd) &&
 	     !ib_is_udata_cleared(udata, sizeof(cmd),
 				  udata->inlen - sizeof(cmd))))

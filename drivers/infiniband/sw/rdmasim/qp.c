@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/wait_bit.h>
+#include <rdmasim/rdmasim-abi.h>
 
 #include "rdmasim.h"
 
@@ -132,6 +133,14 @@ int rsim_wq_post_recv(struct rsim_wq *rq, const struct ib_recv_wr **wr)
 		rq->count++;
 	}
 	return 0;
+}
+
+/* a queue's ring: the kernel's, or a mapped one's entry (urq.c) */
+void rsim_wq_free(struct rsim_wq *wq)
+{
+	kvfree(wq->ring);
+	wq->ring = NULL;
+	rsim_urq_free(wq);
 }
 
 /*
@@ -256,18 +265,26 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			  struct ib_udata *udata)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
+	struct ib_ucontext *uctx = rsim_urq_uctx(udata);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
+	struct rsim_create_qp_resp resp = {};
 	int err;
 
 	/*
-	 * A user QP (uverbs) posts through the core's post_send/post_recv
-	 * commands, whose SGEs name user MRs by lkey and user virtual
+	 * A user QP (uverbs) posts sends through the core's post_send
+	 * command, whose SGEs name user MRs by lkey and user virtual
 	 * addresses, which the data path translates like any MR; its inline
 	 * data is copied in before the QP's lock is taken
-	 * (rsim_post_send_user_inline()). No driver data either way.
+	 * (rsim_post_send_user_inline()). Its receives go through the
+	 * post_recv command too, or, if its context asked for mapped
+	 * receive queues, into a ring it maps (urq.c), whose offset is the
+	 * driver response. No driver data in the request.
 	 */
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	/* a provider that asked for rings has room for their offsets */
+	if (uctx && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	err = rsim_qp_check_init(rsim, init);
 	if (err)
@@ -302,14 +319,23 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		init->cap.max_recv_wr = 0;
 		init->cap.max_recv_sge = 0;
 	}
-	err = rsim_wq_alloc(rsim, &qp->rq, init->cap.max_recv_wr,
-			    init->cap.max_recv_sge,
-			    sizeof(struct rsim_recv_wqe), 0);
+	if (uctx)
+		err = rsim_urq_new(rsim, uctx, &qp->rq, init->cap.max_recv_wr,
+				   init->cap.max_recv_sge, &resp.rq);
+	else
+		err = rsim_wq_alloc(rsim, &qp->rq, init->cap.max_recv_wr,
+				    init->cap.max_recv_sge,
+				    sizeof(struct rsim_recv_wqe), 0);
 	if (err)
 		goto err_free_sq;
 	err = rsim_qp_scratch_alloc(rsim, qp);
 	if (err)
 		goto err_free_rq;
+	if (uctx) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_free_scratch;
+	}
 	/* last: the number makes the QP visible */
 	err = rsim_qpn_alloc(rsim, qp, init->qp_type);
 	if (err)
@@ -319,9 +345,9 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_free_scratch:
 	rsim_qp_scratch_free(qp);
 err_free_rq:
-	kvfree(qp->rq.ring);
+	rsim_wq_free(&qp->rq);
 err_free_sq:
-	kvfree(qp->sq.ring);
+	rsim_wq_free(&qp->sq);
 err_res_put:
 	mutex_destroy(&qp->modify_mutex);
 	rsim_res_put(rsim, RSIM_RES_QP);
@@ -381,8 +407,8 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	mutex_destroy(&qp->modify_mutex);
 	rsim_qp_scratch_free(qp);
-	kvfree(qp->rq.ring);
-	kvfree(qp->sq.ring);
+	rsim_wq_free(&qp->rq);
+	rsim_wq_free(&qp->sq);
 	rsim_res_put(rsim, RSIM_RES_QP);
 	/* a requester waiting on this responder learns that it is gone */
 	if (ibqp->qp_type == IB_QPT_RC)
@@ -490,10 +516,29 @@ void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
 		n->fatal[n->nfatal++] = qp;
 }
 
-/* Posted receives complete with IB_WC_WR_FLUSH_ERR, in order. */
+/*
+ * Posted receives complete with IB_WC_WR_FLUSH_ERR, in order; those of a
+ * mapped queue as far as its process's index says (urq.c), and those it
+ * posts later when it rings the doorbell.
+ */
 static void rsim_qp_flush_rq_locked(struct rsim_qp *qp, struct rsim_notify *n)
 {
 	lockdep_assert_held(&qp->lock);
+	if (qp->rq.umap) {
+		u32 k = rsim_urq_flushable(&qp->rq);
+		struct ib_wc wc = {
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp = &qp->ibqp,
+		};
+
+		while (k--) {
+			wc.wr_id = rsim_urq_pop_id(&qp->rq);
+			rsim_qp_push(n, qp, qp->ibqp.recv_cq, &wc, false);
+		}
+		rsim_urq_consumed(&qp->rq);
+		return;
+	}
 	while (qp->rq.count) {
 		struct rsim_recv_wqe *wqe = rsim_wqe(&qp->rq, 0);
 		struct ib_wc wc = {
@@ -657,10 +702,15 @@ static void rsim_qp_reset_locked(struct rsim_qp *qp)
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->sq.head = 0;
 	qp->sq.count = 0;
-	qp->rq.head = 0;
-	qp->rq.count = 0;
+	if (qp->rq.umap) {
+		rsim_urq_reset(&qp->rq);
+	} else {
+		qp->rq.head = 0;
+		qp->rq.count = 0;
+	}
 	qp->rnr_tries = 0;
 	qp->ack_tries = 0;
+	qp->rnr_wake = false;
 	qp->steer_cpu = -1;
 	qp->owner = RSIM_SQ_IDLE;
 }
@@ -1060,6 +1110,30 @@ out:
 	return err;
 }
 
+/*
+ * A mapped receive queue's doorbell (urq.c): the post_recv command with
+ * no WR, which its provider rings when the ring's flag asks for it. In
+ * the error state it flushes what is posted; otherwise the requester
+ * that waits for a receive WR goes on. The command with WRs is refused:
+ * the process posts into the ring.
+ */
+static int rsim_post_recv_mapped(struct rsim_qp *qp,
+				 const struct ib_recv_wr *wr,
+				 struct rsim_notify *n, bool *wake)
+{
+	lockdep_assert_held(&qp->lock);
+	if (wr)
+		return -EOPNOTSUPP;
+	atomic64_inc(&to_rsim_dev(qp->ibqp.device)->recv_doorbells);
+	if (qp->state == IB_QPS_ERR) {
+		rsim_qp_flush_rq_locked(qp, n);
+	} else if (qp->state != IB_QPS_RESET) {
+		rsim_urq_doorbell(&qp->rq);
+		*wake = qp->ibqp.qp_type == IB_QPT_RC;
+	}
+	return 0;
+}
+
 /* Context: any; does not sleep. */
 static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			  const struct ib_recv_wr **bad_wr)
@@ -1071,7 +1145,13 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int err = 0;
 	u32 count;
 
+	if (ibqp->uobject && wr)
+		atomic64_inc(&to_rsim_dev(ibqp->device)->user_recv_posts);
 	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->rq.umap) {
+		err = rsim_post_recv_mapped(qp, wr, &n, &wake);
+		goto out;
+	}
 	/* a QP of an SRQ receives into the SRQ's WRs only */
 	if (qp->state == IB_QPS_RESET || ibqp->srq) {
 		err = -EINVAL;

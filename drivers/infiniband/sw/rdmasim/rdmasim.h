@@ -426,6 +426,11 @@ struct rsim_sa_port {
  * @dp: data path counters
  * @user_polls: poll_cq commands of processes (their CQs are not mapped)
  * @cq_rings: CQ rings made for processes to map
+ * @user_recv_posts: post_recv and post_srq_recv commands of processes
+ *	that carried WRs (their receive queues are not mapped)
+ * @rq_rings: receive rings (RQs, SRQs) made for processes to map
+ * @recv_doorbells: post_recv and post_srq_recv commands without a WR on
+ *	a mapped receive queue (urq.c)
  * @ndev_tracker: tracks the hold on @cfg.ndev (RoCE)
  * @roce_node: on roce.c's list of RoCE devices, which the data path
  *	routes by destination GID (RCU)
@@ -473,6 +478,9 @@ struct rsim_dev {
 	struct rsim_dp_stats dp;
 	atomic64_t user_polls;
 	atomic64_t cq_rings;
+	atomic64_t user_recv_posts;
+	atomic64_t rq_rings;
+	atomic64_t recv_doorbells;
 	netdevice_tracker ndev_tracker;
 	struct list_head roce_node;
 	struct list_head subnet_node;
@@ -710,9 +718,15 @@ struct rsim_send_wqe {
  * @max_wr: depth
  * @max_sge: scatter/gather entries per WR
  * @wqe_size: bytes per slot
- * @ring: @max_wr slots of @wqe_size bytes
- * @head: oldest posted WR
- * @count: posted WRs
+ * @ring: @max_wr slots of @wqe_size bytes (a queue of the kernel's)
+ * @head: oldest posted WR; of a mapped queue, the kernel's consumer index
+ *	(free-running)
+ * @count: posted WRs; of a mapped queue, those the last take found
+ *	posted after the one it took
+ * @umap: a receive queue mapped by its process (urq.c), or NULL: its
+ *	provider writes the WRs into the slots of this ring
+ * @nslots: slots of @umap, a power of two (at least @max_wr)
+ * @db: RSIM_URING_F_DOORBELL as the kernel last wrote it to @umap
  */
 struct rsim_wq {
 	u32 max_wr;
@@ -721,6 +735,9 @@ struct rsim_wq {
 	void *ring;
 	u32 head;
 	u32 count;
+	struct rsim_umap *umap;
+	u32 nslots;
+	bool db;
 };
 
 /**
@@ -767,7 +784,8 @@ enum rsim_sq_owner {
  * struct rsim_qp - queue pair
  * @ibqp: core object; must be first
  * @lock: protects @state, @attr, @sq, @rq, @owner, @rnr_tries,
- *	@ack_tries, @ack_wait, @sqd_notify, @dying, @stopping and @steer_cpu
+ *	@ack_tries, @ack_wait, @rnr_wake, @sqd_notify, @dying, @stopping and
+ *	@steer_cpu
  * @modify_mutex: serializes modify_qp calls, so that none overtakes a
  *	transition to RESET while it waits for the send queue's owner
  * @ref: lookups by QP number hold a reference (the data path while it
@@ -782,6 +800,9 @@ enum rsim_sq_owner {
  * @ack_tries: transport retries spent on it (no responder answered)
  * @ack_wait: a RSIM_SQ_RNR owner waits on the transport timer, not on
  *	an RNR NAK
+ * @rnr_wake: its responder woke it while it was not parked (RUNNING or
+ *	QUEUED): if the head is about to wait (RNR, or no answer), it is
+ *	retried at once instead, since the wake-up will not come again
  * @sqd_notify: SQD with en_sqd_async_notify while a WR was in execution:
  *	IB_EVENT_SQ_DRAINED when its owner gives the queue up
  * @dying: destroy_qp has started: no lookup finds the QP
@@ -821,6 +842,7 @@ struct rsim_qp {
 	u8 rnr_tries;
 	u8 ack_tries;
 	bool ack_wait;
+	bool rnr_wake;
 	bool sqd_notify;
 	bool dying;
 	bool stopping;
@@ -1267,6 +1289,7 @@ struct rsim_qp *rsim_qp_get(struct rsim_dev *rsim, u32 qpn);
 void rsim_qp_put(struct rsim_qp *qp);
 void *rsim_wqe(struct rsim_wq *wq, u32 n);
 void rsim_wq_pop(struct rsim_wq *wq);
+void rsim_wq_free(struct rsim_wq *wq);
 int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq, u32 max_wr,
 		  u32 max_sge, size_t hdr, size_t payload);
 int rsim_wq_post_recv(struct rsim_wq *rq, const struct ib_recv_wr **wr);
@@ -1281,6 +1304,20 @@ void rsim_dm_set_ops(struct ib_device *ibdev);
 struct rsim_umap *rsim_umap_ring_new(struct ib_ucontext *uctx, size_t len);
 u64 rsim_umap_offset(struct rsim_umap *m);
 void rsim_umap_set_ops(struct ib_device *ibdev);
+
+/* urq.c */
+struct rsim_urq_resp;
+struct ib_ucontext *rsim_urq_uctx(struct ib_udata *udata);
+int rsim_urq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
+		 struct rsim_wq *rq, u32 max_wr, u32 max_sge,
+		 struct rsim_urq_resp *resp);
+void rsim_urq_free(struct rsim_wq *rq);
+int rsim_urq_take(struct rsim_wq *rq, struct rsim_recv_wqe *rwqe, bool wait);
+u32 rsim_urq_flushable(struct rsim_wq *rq);
+u64 rsim_urq_pop_id(struct rsim_wq *rq);
+void rsim_urq_consumed(struct rsim_wq *rq);
+void rsim_urq_reset(struct rsim_wq *rq);
+void rsim_urq_doorbell(struct rsim_wq *rq);
 void rsim_srq_event(struct rsim_srq *srq, enum ib_event_type type);
 void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
 		  struct ib_cq *ibcq, const struct ib_wc *wc, bool solicited);

@@ -11,10 +11,17 @@
  * an SRQ that enters the error state gets IB_EVENT_QP_LAST_WQE_REACHED
  * (IBA 10.3.1: no more WQEs of the SRQ will be consumed on its behalf).
  * The SRQ cannot be resized (no IB_DEVICE_SRQ_RESIZE).
+ *
+ * A process whose context asked for mapped receive queues posts into a
+ * ring (urq.c) instead of the post_srq_recv command, which is then its
+ * doorbell: the requesters waiting on the SRQ's QPs go on. A producer
+ * index out of range puts the QP a message arrived for in the error
+ * state, as a malformed WR does (dp.c).
  */
 
 #include <linux/slab.h>
 #include <rdma/uverbs_ioctl.h>
+#include <rdmasim/rdmasim-abi.h>
 
 #include "rdmasim.h"
 
@@ -24,12 +31,17 @@ static int rsim_create_srq(struct ib_srq *ibsrq,
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibsrq->device);
 	const struct rsim_limits *lim = &rsim->cfg.limits;
+	struct ib_ucontext *uctx = rsim_urq_uctx(udata);
 	struct rsim_srq *srq = to_rsim_srq(ibsrq);
 	struct ib_srq_attr *attr = &init->attr;
+	struct rsim_create_srq_resp resp = {};
 	int err;
 
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	/* a provider that asked for rings has room for their offset */
+	if (uctx && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
@@ -39,17 +51,31 @@ static int rsim_create_srq(struct ib_srq *ibsrq,
 		return -EINVAL;
 	if (!rsim_res_get(rsim, RSIM_RES_SRQ))
 		return -ENOMEM;
-	err = rsim_wq_alloc(rsim, &srq->rq, attr->max_wr, attr->max_sge,
-			    sizeof(struct rsim_recv_wqe), 0);
-	if (err) {
-		rsim_res_put(rsim, RSIM_RES_SRQ);
-		return err;
+	if (uctx)
+		err = rsim_urq_new(rsim, uctx, &srq->rq, attr->max_wr,
+				   attr->max_sge, &resp.rq);
+	else
+		err = rsim_wq_alloc(rsim, &srq->rq, attr->max_wr,
+				    attr->max_sge, sizeof(struct rsim_recv_wqe),
+				    0);
+	if (err)
+		goto err_res;
+	if (uctx) {
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_free_rq;
 	}
 	spin_lock_init(&srq->lock);
 	srq->limit = attr->srq_limit;
 	INIT_LIST_HEAD(&srq->waiters);
 	rsim_ev_obj_init(&srq->ev, RSIM_EV_SRQ);
 	return 0;
+
+err_free_rq:
+	rsim_wq_free(&srq->rq);
+err_res:
+	rsim_res_put(rsim, RSIM_RES_SRQ);
+	return err;
 }
 
 static int rsim_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
@@ -58,7 +84,7 @@ static int rsim_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	/* the core refuses while a QP uses it: no data path reaches it */
 	rsim_ev_forget(to_rsim_dev(ibsrq->device), &srq->ev);
-	kvfree(srq->rq.ring);
+	rsim_wq_free(&srq->rq);
 	rsim_res_put(to_rsim_dev(ibsrq->device), RSIM_RES_SRQ);
 	return 0;
 }
@@ -110,13 +136,27 @@ static int rsim_post_srq_recv(struct ib_srq *ibsrq,
 	struct rsim_dev *rsim = to_rsim_dev(ibsrq->device);
 	struct rsim_qp *qp, *tmp;
 	unsigned long flags;
+	bool wake;
 	u32 count;
 	int err;
 
+	if (ibsrq->uobject && wr)
+		atomic64_inc(&rsim->user_recv_posts);
 	spin_lock_irqsave(&srq->lock, flags);
-	count = srq->rq.count;
-	err = rsim_wq_post_recv(&srq->rq, &wr);
-	if (srq->rq.count != count) {
+	if (srq->rq.umap) {
+		/* the doorbell of a mapped SRQ: the process posts to the ring */
+		err = wr ? -EOPNOTSUPP : 0;
+		wake = !wr;
+		if (wake) {
+			atomic64_inc(&rsim->recv_doorbells);
+			rsim_urq_doorbell(&srq->rq);
+		}
+	} else {
+		count = srq->rq.count;
+		err = rsim_wq_post_recv(&srq->rq, &wr);
+		wake = srq->rq.count != count;
+	}
+	if (wake) {
 		list_for_each_entry_safe(qp, tmp, &srq->waiters, srq_wait) {
 			list_del_init(&qp->srq_wait);
 			queue_work(rsim->dp_wq, &qp->wake_work);
@@ -155,10 +195,13 @@ void rsim_srq_unwait(struct rsim_qp *qp)
  *
  * Called under the QP's lock (lock order: QP, then SRQ). An armed limit
  * that the take crosses is disarmed; the caller raises the event with
- * rsim_srq_event() once it holds no lock.
+ * rsim_srq_event() once it holds no lock. A mapped SRQ's WR is copied
+ * from its ring (rsim_urq_take()).
  *
  * Context: any; does not sleep.
- * Return: -ENOENT if the SRQ is empty; 1 if the limit event is due; 0.
+ * Return: -ENOENT if the SRQ is empty; 1 if the limit event is due; 0;
+ *	for a mapped SRQ, -EBADMSG (a malformed WR taken) or -EIO (its
+ *	producer index out of range).
  */
 int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe,
 		  struct rsim_qp *waiter)
@@ -167,15 +210,21 @@ int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe,
 	int ret = 0;
 
 	spin_lock(&srq->lock);
-	if (!srq->rq.count) {
-		if (waiter && list_empty(&waiter->srq_wait))
-			list_add_tail(&waiter->srq_wait, &srq->waiters);
+	if (srq->rq.umap)
+		ret = rsim_urq_take(&srq->rq, rwqe, waiter);
+	else if (!srq->rq.count)
+		ret = -ENOENT;
+	if (ret == -ENOENT && waiter && list_empty(&waiter->srq_wait))
+		list_add_tail(&waiter->srq_wait, &srq->waiters);
+	if (ret) {
 		spin_unlock(&srq->lock);
-		return -ENOENT;
+		return ret;
 	}
-	wqe = rsim_wqe(&srq->rq, 0);
-	memcpy(rwqe, wqe, struct_size(wqe, sge, wqe->num_sge));
-	rsim_wq_pop(&srq->rq);
+	if (!srq->rq.umap) {
+		wqe = rsim_wqe(&srq->rq, 0);
+		memcpy(rwqe, wqe, struct_size(wqe, sge, wqe->num_sge));
+		rsim_wq_pop(&srq->rq);
+	}
 	if (srq->limit && srq->rq.count < srq->limit) {
 		srq->limit = 0;
 		ret = 1;
