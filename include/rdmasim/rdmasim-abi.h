@@ -29,6 +29,7 @@ enum rsim_uverbs_dm_alloc_attrs {
  */
 #define RSIM_UCTX_MAP_CQ	0x1	/* CQ rings mapped */
 #define RSIM_UCTX_MAP_RQ	0x2	/* receive queues and SRQs mapped */
+#define RSIM_UCTX_MAP_SQ	0x4	/* send queues mapped, a doorbell a post */
 
 struct rsim_alloc_ucontext_cmd {
 	__u32 flags;		/* RSIM_UCTX_MAP_* asked for */
@@ -126,9 +127,69 @@ struct rsim_urq_resp {
 	__u32 stride;			/* bytes per slot */
 };
 
+/*
+ * A send WR in an SQ ring, as the provider writes it (opcodes and flags
+ * are libibverbs', IBV_WR_* and IBV_SEND_*). The slot is stride bytes:
+ * room for max_sge SGEs or max_inline bytes of inline data, which take
+ * the SGEs' place. The kernel copies a slot once, at the doorbell that
+ * finds it, and checks only its copy, with the rules of the post_send
+ * command; a WR that breaks one completes with IBV_WC_LOC_QP_OP_ERR in
+ * its turn and puts the QP in the error state.
+ */
+struct rsim_uswqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;		/* SGEs; 0 with IBV_SEND_INLINE */
+	__u32 inline_len;	/* IBV_SEND_INLINE: bytes where the SGEs go */
+	__u32 ex;		/* immediate data (BE), or rkey to invalidate */
+	__u32 reserved;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {
+			__u32 ah_num;	/* create_ah's driver response */
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+	} wr;
+	struct rsim_usge sge[];
+};
+
+/* a send ring, in create_qp's driver response */
+struct rsim_usq_resp {
+	__aligned_u64 mmap_offset;	/* the ring, on the uverbs fd */
+	__u32 mmap_len;			/* bytes; 0: no ring */
+	__u32 nslots;			/* a power of two */
+	__u32 max_wr;			/* at most this many outstanding */
+	__u32 stride;			/* bytes per slot */
+};
+
 /* create_qp's driver response for a context with mapped queues */
 struct rsim_create_qp_resp {
 	struct rsim_urq_resp rq;	/* none for a QP of an SRQ */
+	struct rsim_usq_resp sq;	/* RSIM_UCTX_MAP_SQ */
+};
+
+/*
+ * create_ah's driver response, for a context with mapped send queues:
+ * the number a UD WR in a send ring names the AH by (the kernel looks it
+ * up, and refuses one of another PD)
+ */
+struct rsim_create_ah_resp {
+	__u32 ah_num;
+	__u32 reserved;
 };
 
 /* create_srq's driver response for a context with mapped queues */

@@ -298,6 +298,13 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"srq post_past_max_wr ENOMEM" "srq sends_take_posted 0" \
 		"srq rnr_wait_ended_by_post 0" \
 		"rq hostile_num_sge 0" "rq hostile_prod_index 0"
+	# send queues, mapped: posts before RTS and a bind refused, a WRITE,
+	# and a send ring the test writes and rings the doorbell of
+	check "provider_verbs_send_rings" lines /run/verbs \
+		"sq post_in_reset EINVAL" "sq post_in_rtr EINVAL" \
+		"sq bind_mw_opcode EINVAL" "sq write_to_itself 0" \
+		"sq hostile_opcode 0" "sq hostile_num_sge 0" \
+		"sq hostile_prod_index 0"
 	check "provider_verbs_other_context" lines /run/verbs \
 		"ctx2 dealloc_pd_of_ctx2 ENOENT" "ctx2 dealloc_dmah_busy EBUSY" \
 		"ctx2 close 0"

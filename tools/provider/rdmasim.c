@@ -77,6 +77,11 @@ struct rsim_create_srq_ex_resp {
 	struct rsim_create_srq_resp drv;
 };
 
+struct rsim_create_ah_ex_resp {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct rsim_create_ah_resp drv;
+};
+
 /* no padding between the core's part and the driver's */
 static_assert(sizeof(struct rsim_get_context) ==
 	      sizeof(struct ibv_get_context) +
@@ -958,6 +963,63 @@ static void rsim_urq_set_reset(struct rsim_urq *rq, bool reset)
 }
 
 /*
+ * A mapped send queue: the provider writes each WR into the slot of its
+ * producer index (slot i is WR i of the queue), publishes the index and
+ * rings the doorbell (the post_send command with no WR); the kernel
+ * copies the new slots and mirrors the WRs it completed in cons, which
+ * frees their slots.
+ */
+struct rsim_usq {
+	pthread_spinlock_t lock;	/* serializes posters: protects prod */
+	struct rsim_uring_hdr *ring;	/* NULL: the post command */
+	size_t len;
+	uint32_t nslots;		/* a power of two */
+	uint32_t max_wr;
+	uint32_t stride;
+	uint32_t prod;
+	bool ready;			/* RTS or later: posting is allowed */
+};
+
+/* an AH: its number in a send ring (0 without mapped send queues) */
+struct rsim_ah {
+	struct ibv_ah ibah;
+	uint32_t num;
+};
+
+static void rsim_usq_set_ready(struct rsim_usq *sq, bool ready)
+{
+	pthread_spin_lock(&sq->lock);
+	sq->ready = ready;
+	pthread_spin_unlock(&sq->lock);
+}
+
+static int rsim_usq_map(struct rsim_usq *sq, struct ibv_context *ctx,
+			const struct rsim_usq_resp *r)
+{
+	void *p;
+
+	if (!r->mmap_len)
+		return 0;
+	if (!r->nslots || (r->nslots & (r->nslots - 1)) ||
+	    r->max_wr > r->nslots || !r->max_wr ||
+	    r->stride < sizeof(struct rsim_uswqe) ||
+	    r->mmap_len < RSIM_URING_SLOTS + (size_t)r->nslots * r->stride) {
+		errno = EPROTO;
+		return -1;
+	}
+	p = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 ctx->cmd_fd, r->mmap_offset);
+	if (p == MAP_FAILED)
+		return -1;
+	sq->ring = p;
+	sq->len = r->mmap_len;
+	sq->nslots = r->nslots;
+	sq->max_wr = r->max_wr;
+	sq->stride = r->stride;
+	return 0;
+}
+
+/*
  * The allocators' resource type for a QP's buffers: the driver id (0,
  * RDMA_DRIVER_UNKNOWN) in the upper half, as mlx5dv's types have theirs
  */
@@ -977,7 +1039,12 @@ struct rsim_qp {
 	uint32_t nwr;
 	int err;
 	struct rsim_urq rq;		/* its receive queue, if mapped */
+	struct rsim_usq sq;		/* its send queue, if mapped */
 };
+
+/* the extended send API posts its list as ibv_post_send() does */
+static int rsim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			  struct ibv_send_wr **bad_wr);
 
 static struct rsim_qp *ex_to_rsim_qp(struct ibv_qp_ex *ibqp)
 {
@@ -1188,7 +1255,7 @@ static int rsim_wr_complete(struct ibv_qp_ex *ibqp)
 	int ret = qp->err;
 
 	if (!ret && qp->nwr)
-		ret = ibv_cmd_post_send(&qp->vqp.qp, qp->wrs, &bad);
+		ret = rsim_post_send(&qp->vqp.qp, qp->wrs, &bad);
 	qp->nwr = 0;
 	qp->err = 0;
 	return ret;
@@ -1282,6 +1349,9 @@ static void rsim_qp_free(struct rsim_qp *qp)
 {
 	rsim_urq_unmap(&qp->rq);
 	pthread_spin_destroy(&qp->rq.lock);
+	if (qp->sq.ring)
+		munmap(qp->sq.ring, qp->sq.len);
+	pthread_spin_destroy(&qp->sq.lock);
 	rsim_qp_buf_free(qp, qp->wrs);
 	rsim_qp_buf_free(qp, qp->sges);
 	rsim_qp_buf_free(qp, qp->inl);
@@ -1331,7 +1401,8 @@ static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
 	struct rsim_create_qp_ex_resp resp = {};
 	struct ibv_create_qp_ex cmd = {};
 	bool ex = attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	bool map = to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_RQ;
+	bool map = to_rsim_ctx(ctx)->map &
+		   (RSIM_UCTX_MAP_RQ | RSIM_UCTX_MAP_SQ);
 	struct rsim_qp *qp;
 	int ret;
 
@@ -1346,6 +1417,7 @@ static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	qp->rq.reset = true;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_PD)
 		qp->pd = to_rsim_pd(attr->pd);
@@ -1360,6 +1432,14 @@ static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
 		ret = errno;
 		goto err_destroy;
 	}
+	if ((to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_SQ) &&
+	    rsim_usq_map(&qp->sq, ctx, &resp.drv.sq)) {
+		ret = errno;
+		goto err_destroy;
+	}
+	/* what the kernel granted: the ring's posts are checked against it */
+	qp->max_sge = attr->cap.max_send_sge;
+	qp->max_inline = attr->cap.max_inline_data;
 	if (ex) {
 		ret = rsim_qp_alloc_list(qp, &attr->cap);
 		if (ret)
@@ -1422,6 +1502,10 @@ static int rsim_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 	/* the kernel discarded what was posted: the indices agree again */
 	rsim_urq_set_reset(&container_of(qp, struct rsim_qp, vqp.qp)->rq,
 			   attr->qp_state == IBV_QPS_RESET);
+	rsim_usq_set_ready(&container_of(qp, struct rsim_qp, vqp.qp)->sq,
+			   attr->qp_state != IBV_QPS_RESET &&
+			   attr->qp_state != IBV_QPS_INIT &&
+			   attr->qp_state != IBV_QPS_RTR);
 	return 0;
 }
 
@@ -1439,10 +1523,175 @@ static int rsim_destroy_qp(struct ibv_qp *ibqp)
 	return 0;
 }
 
-static int rsim_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+/*
+ * The post_send command's rules for one WR, checked before it goes into
+ * the ring (the kernel checks its copy again); false: EINVAL
+ */
+static bool rsim_usq_check(struct rsim_qp *qp, const struct ibv_send_wr *wr,
+			   uint32_t *inline_len)
+{
+	bool rc = qp->vqp.qp.qp_type == IBV_QPT_RC;
+	bool ud = qp->vqp.qp.qp_type == IBV_QPT_UD;
+	bool inl = wr->send_flags & IBV_SEND_INLINE;
+	uint64_t len = 0;
+	int i;
+
+	if (ud && (wr->opcode != IBV_WR_SEND &&
+		   wr->opcode != IBV_WR_SEND_WITH_IMM))
+		return false;
+	if (ud && (!wr->wr.ud.ah || wr->wr.ud.ah->pd != qp->vqp.qp.pd ||
+		   !container_of(wr->wr.ud.ah, struct rsim_ah, ibah)->num))
+		return false;
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_SEND_WITH_INV:
+		if (!rc || (inl && wr->opcode == IBV_WR_RDMA_READ))
+			return false;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		if (!rc || wr->num_sge != 1 || wr->sg_list[0].length != 8 || inl)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	if (wr->send_flags & ~(IBV_SEND_FENCE | IBV_SEND_SIGNALED |
+			       IBV_SEND_SOLICITED | IBV_SEND_INLINE))
+		return false;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_sge)
+		return false;
+	*inline_len = 0;
+	if (!inl)
+		return true;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	*inline_len = len;
+	return len <= qp->max_inline;
+}
+
+/* one WR into its slot (checked already); @ud: the QP is UD */
+static void rsim_usq_fill(struct rsim_usq *sq, uint32_t i,
+			  const struct ibv_send_wr *wr, uint32_t inline_len,
+			  bool ud)
+{
+	struct rsim_uswqe *s = (struct rsim_uswqe *)((char *)sq->ring +
+		RSIM_URING_SLOTS + (size_t)(i & (sq->nslots - 1)) * sq->stride);
+	uint8_t *p = (uint8_t *)s->sge;
+	int k;
+
+	memset(s, 0, sizeof(*s));
+	s->wr_id = wr->wr_id;
+	s->opcode = wr->opcode;
+	s->send_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		s->ex = (uint32_t)wr->imm_data;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		s->ex = wr->invalidate_rkey;
+		break;
+	default:
+		break;
+	}
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		s->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		s->wr.rdma.rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		s->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		s->wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		s->wr.atomic.swap = wr->wr.atomic.swap;
+		s->wr.atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	default:
+		/* wr.ud shares its bytes with wr.rdma: only a UD QP's */
+		if (ud) {
+			s->wr.ud.ah_num = container_of(wr->wr.ud.ah,
+						       struct rsim_ah,
+						       ibah)->num;
+			s->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+			s->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+		}
+		break;
+	}
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		s->inline_len = inline_len;
+		for (k = 0; k < wr->num_sge; k++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[k].addr,
+			       wr->sg_list[k].length);
+			p += wr->sg_list[k].length;
+		}
+		return;
+	}
+	s->num_sge = wr->num_sge;
+	memcpy(s->sge, wr->sg_list, wr->num_sge * sizeof(struct rsim_usge));
+}
+
+/*
+ * Into the ring, then one doorbell for the list: each WR checked as the
+ * kernel's post command checks it, the ones before a refused one posted
+ */
+static int rsim_usq_post(struct rsim_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr)
+{
+	struct rsim_usq *sq = &qp->sq;
+	struct ibv_send_wr *db_bad;
+	uint32_t prod, cons, inline_len;
+	bool posted = false;
+	int ret = 0;
+
+	pthread_spin_lock(&sq->lock);
+	prod = sq->prod;
+	for (; wr; wr = wr->next) {
+		if (!sq->ready || !rsim_usq_check(qp, wr, &inline_len)) {
+			ret = EINVAL;
+			break;
+		}
+		cons = __atomic_load_n(&sq->ring->cons, __ATOMIC_ACQUIRE);
+		if (prod - cons >= sq->max_wr) {
+			ret = ENOMEM;
+			break;
+		}
+		rsim_usq_fill(sq, prod, wr, inline_len,
+			      qp->vqp.qp.qp_type == IBV_QPT_UD);
+		prod++;
+	}
+	if (prod != sq->prod) {
+		__atomic_store_n(&sq->ring->prod, prod, __ATOMIC_RELEASE);
+		sq->prod = prod;
+		posted = true;
+	}
+	pthread_spin_unlock(&sq->lock);
+	if (ret)
+		*bad_wr = wr;
+	/* one doorbell for what this call posted */
+	if (posted) {
+		int err = ibv_cmd_post_send(&qp->vqp.qp, NULL, &db_bad);
+
+		ret = ret ?: err;
+	}
+	return ret;
+}
+
+static int rsim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			  struct ibv_send_wr **bad_wr)
 {
-	return ibv_cmd_post_send(qp, wr, bad_wr);
+	struct rsim_qp *qp = container_of(ibqp, struct rsim_qp, vqp.qp);
+
+	if (qp->sq.ring)
+		return rsim_usq_post(qp, wr, bad_wr);
+	return ibv_cmd_post_send(ibqp, wr, bad_wr);
 }
 
 static int rsim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -1685,8 +1934,9 @@ static struct ibv_mr *rsim_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
 static struct ibv_ah *rsim_create_ah(struct ibv_pd *pd,
 				     struct ibv_ah_attr *attr)
 {
-	struct ib_uverbs_create_ah_resp resp = {};
-	struct ibv_ah *ah;
+	struct rsim_create_ah_ex_resp resp = {};
+	bool map = to_rsim_ctx(pd->context)->map & RSIM_UCTX_MAP_SQ;
+	struct rsim_ah *ah;
 	int ret;
 
 	ah = calloc(1, sizeof(*ah));
@@ -1694,13 +1944,16 @@ static struct ibv_ah *rsim_create_ah(struct ibv_pd *pd,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_ah(pd, ah, attr, &resp, sizeof(resp));
+	/* with mapped send queues, the number UD WRs name it by */
+	ret = ibv_cmd_create_ah(pd, &ah->ibah, attr, &resp.ibv_resp,
+				map ? sizeof(resp) : sizeof(resp.ibv_resp));
 	if (ret) {
 		free(ah);
 		errno = ret;
 		return NULL;
 	}
-	return ah;
+	ah->num = resp.drv.ah_num;
+	return &ah->ibah;
 }
 
 static int rsim_destroy_ah(struct ibv_ah *ah)
@@ -1710,7 +1963,7 @@ static int rsim_destroy_ah(struct ibv_ah *ah)
 	ret = ibv_cmd_destroy_ah(ah);
 	if (ret)
 		return ret;
-	free(ah);
+	free(container_of(ah, struct rsim_ah, ibah));
 	return 0;
 }
 
@@ -1783,7 +2036,8 @@ static struct verbs_context *rsim_alloc_context(struct ibv_device *ibdev,
 	 * (so is the retry when a kernel from before the ABI refuses one).
 	 */
 	if (!no_map || strcmp(no_map, "1")) {
-		cmd.drv.flags = RSIM_UCTX_MAP_CQ | RSIM_UCTX_MAP_RQ;
+		cmd.drv.flags = RSIM_UCTX_MAP_CQ | RSIM_UCTX_MAP_RQ |
+				RSIM_UCTX_MAP_SQ;
 		ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd,
 					  sizeof(cmd), NULL, &resp.ibv_resp,
 					  sizeof(resp));

@@ -1207,46 +1207,57 @@ out:
 	munmap(buf, MR_LEN);
 }
 
-/*
- * The start addresses of the process's mappings of the uverbs file (the
- * rings the provider mapped), at most @max; how many.
- */
-static int uverbs_maps(unsigned long *start, int max)
+/* a mapping of the uverbs file (a ring the provider mapped) */
+struct umap {
+	unsigned long start, len;
+};
+
+/* the process's mappings of the uverbs file, at most @max; how many */
+static int uverbs_maps(struct umap *u, int max)
 {
-	char line[512];
+	char line[512], *end;
 	FILE *f = fopen("/proc/self/maps", "r");
 	int n = 0;
 
 	if (!f)
 		return 0;
-	while (n < max && fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs"))
-			start[n++] = strtoul(line, NULL, 16);
+	while (n < max && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "/dev/infiniband/uverbs"))
+			continue;
+		u[n].start = strtoul(line, &end, 16);
+		u[n].len = strtoul(end + 1, NULL, 16) - u[n].start;
+		n++;
+	}
 	fclose(f);
 	return n;
 }
 
-/* the one uverbs mapping in @now[@n] that is not in @was[@m], or NULL */
-static void *new_map(const unsigned long *was, int m,
-		     const unsigned long *now, int n)
+/*
+ * Of the uverbs mappings in @now[@n] that are not in @was[@m], the
+ * largest (@largest) or the smallest; NULL if there is none
+ */
+static void *new_map(const struct umap *was, int m, const struct umap *now,
+		     int n, bool largest)
 {
-	void *found = NULL;
+	const struct umap *found = NULL;
 	int i, j;
 
 	for (i = 0; i < n; i++) {
-		for (j = 0; j < m && was[j] != now[i]; j++)
+		for (j = 0; j < m && was[j].start != now[i].start; j++)
 			;
 		if (j < m)
 			continue;
-		if (found)
-			return NULL;
-		found = (void *)now[i];
+		if (!found || (largest ? now[i].len > found->len :
+					 now[i].len < found->len))
+			found = &now[i];
 	}
-	return found;
+	return found ? (void *)found->start : NULL;
 }
 
 #define RQ_WR 4
 #define RQ_SGE 2
+/* a receive ring of two pages, larger than the send ring beside it */
+#define RQ_BIG_WR 128
 
 /* what recv_rings() works on */
 struct rq_env {
@@ -1257,26 +1268,41 @@ struct rq_env {
 	struct ibv_qp *qp;
 	/* the QP's (or the SRQ's) receive ring, if the provider mapped it */
 	struct rsim_uring_hdr *ring;
+	/* the QP's send ring, if mapped and told apart (no receive ring) */
+	struct rsim_uring_hdr *sring;
 };
 
-/* an RC QP connected to itself, its ring found; 0 or -1 */
-static int rq_qp(struct rq_env *e, struct ibv_srq *srq)
+/*
+ * An RC QP of @rq_wr receive WRs (none with @srq) to connect to itself,
+ * its rings found: the receive ring is the largest new mapping (with
+ * RQ_BIG_WR, the only one of two pages), the send ring the only one when
+ * there is no receive ring; 0 or -1
+ */
+static int rq_qp_wr(struct rq_env *e, struct ibv_srq *srq, uint32_t rq_wr)
 {
 	struct ibv_qp_init_attr qa = {
 		.send_cq = e->cq, .recv_cq = e->cq, .srq = srq,
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = RQ_WR, .max_recv_wr = RQ_WR,
+		.cap = { .max_send_wr = RQ_WR, .max_recv_wr = rq_wr,
 			 .max_send_sge = 1, .max_recv_sge = RQ_SGE },
 	};
-	unsigned long was[64], now[64];
-	int m = uverbs_maps(was, 64);
+	struct umap was[64], now[64];
+	int m = uverbs_maps(was, 64), n;
 
 	e->qp = ibv_create_qp(pd, &qa);
 	if (!e->qp)
 		return -1;
-	if (!srq)
-		e->ring = new_map(was, m, now, uverbs_maps(now, 64));
+	n = uverbs_maps(now, 64);
+	if (srq || !rq_wr)
+		e->sring = new_map(was, m, now, n, true);
+	else
+		e->ring = new_map(was, m, now, n, true);
 	return 0;
+}
+
+static int rq_qp(struct rq_env *e, struct ibv_srq *srq)
+{
+	return rq_qp_wr(e, srq, RQ_WR);
 }
 
 static int rq_post(struct rq_env *e, uint64_t wr_id, int num_sge)
@@ -1372,6 +1398,7 @@ static void rq_destroy_qp(struct rq_env *e)
 		ibv_destroy_qp(e->qp);
 	e->qp = NULL;
 	e->ring = NULL;
+	e->sring = NULL;
 }
 
 /*
@@ -1488,7 +1515,7 @@ static void rq_hostile(struct rq_env *e)
 {
 	static const int bad2[] = { IBV_WC_REM_OP_ERR, IBV_WC_LOC_QP_OP_ERR };
 	static const int rem[] = { IBV_WC_REM_OP_ERR };
-	/* the ABI's slot: the device's rounding of RQ_WR, RQ_SGE entries */
+	/* the ABI's slot: RQ_BIG_WR slots (a power of two), RQ_SGE entries */
 	size_t stride = sizeof(struct rsim_urwqe) +
 			RQ_SGE * sizeof(struct rsim_usge);
 	struct rsim_urwqe *slot;
@@ -1496,14 +1523,15 @@ static void rq_hostile(struct rq_env *e)
 	uint32_t prod;
 	int ret;
 
-	if (rq_qp(e, NULL) || !e->ring || qp_to(e->qp, IBV_QPS_INIT) ||
+	if (rq_qp_wr(e, NULL, RQ_BIG_WR) || !e->ring ||
+	    qp_to(e->qp, IBV_QPS_INIT) ||
 	    qp_to(e->qp, IBV_QPS_RTR) || qp_to(e->qp, IBV_QPS_RTS)) {
 		fail("rq", "hostile QP to RTS, its ring found");
 		goto out;
 	}
 	prod = e->ring->prod;
 	slot = (struct rsim_urwqe *)((char *)e->ring + RSIM_URING_SLOTS +
-				     (prod & (RQ_WR - 1)) * stride);
+				     (prod & (RQ_BIG_WR - 1)) * stride);
 	slot->wr_id = 71;
 	slot->num_sge = RQ_SGE + 1;
 	slot->reserved = 0;
@@ -1513,7 +1541,8 @@ static void rq_hostile(struct rq_env *e)
 	       0);
 	rq_destroy_qp(e);
 
-	if (rq_qp(e, NULL) || !e->ring || qp_to(e->qp, IBV_QPS_INIT) ||
+	if (rq_qp_wr(e, NULL, RQ_BIG_WR) || !e->ring ||
+	    qp_to(e->qp, IBV_QPS_INIT) ||
 	    qp_to(e->qp, IBV_QPS_RTR) || qp_to(e->qp, IBV_QPS_RTS)) {
 		fail("rq", "hostile QP to RTS, its ring found");
 		goto out;
@@ -1529,6 +1558,120 @@ out:
 	rq_destroy_qp(e);
 }
 
+/* a send ring's slot i: RQ_WR slots of the ABI's size for 1 SGE */
+static struct rsim_uswqe *sq_slot(struct rq_env *e, uint32_t i)
+{
+	size_t stride = (sizeof(struct rsim_uswqe) +
+			 sizeof(struct rsim_usge) + 15) & ~(size_t)15;
+
+	return (struct rsim_uswqe *)((char *)e->sring + RSIM_URING_SLOTS +
+				     (i & (RQ_WR - 1)) * stride);
+}
+
+/* a fresh send-only QP in RTS with its send ring found; 0 or -1 */
+static int sq_qp(struct rq_env *e)
+{
+	return rq_qp_wr(e, NULL, 0) || !e->sring ||
+	       qp_to(e->qp, IBV_QPS_INIT) || qp_to(e->qp, IBV_QPS_RTR) ||
+	       qp_to(e->qp, IBV_QPS_RTS) ? -1 : 0;
+}
+
+/*
+ * One slot written past the provider (@s filled by the caller, wr_id 90,
+ * signaled), published, and the doorbell rung as the provider rings it
+ * (the post_send command with no WR): it must complete with
+ * IBV_WC_LOC_QP_OP_ERR and leave the QP in the error state
+ */
+static int sq_bad_slot(struct rq_env *e, struct rsim_uswqe *s)
+{
+	static const int st[] = { IBV_WC_LOC_QP_OP_ERR };
+	static const uint64_t id[] = { 90 };
+	uint32_t prod = e->sring->prod;
+	struct ibv_send_wr *bad;
+	int ret;
+
+	memcpy(sq_slot(e, prod), s, sizeof(*s));
+	__atomic_store_n(&e->sring->prod, prod + 1, __ATOMIC_RELEASE);
+	ret = ibv_cmd_post_send(e->qp, NULL, &bad) ?:
+	      rq_expect(e, 1, id, st);
+	if (!ret && rq_state(e->qp) != IBV_QPS_ERR)
+		ret = EIO;
+	return ret;
+}
+
+/*
+ * Send queues through the provider: posts before RTS, and a bind (which
+ * the device has not), EINVAL either way; a WRITE to itself. With
+ * mapped rings, a send ring the test writes itself: a WR with an opcode
+ * no ring may carry (IB_WR_REG_MR's) and one with more SGEs than the
+ * QP's complete in error; a producer index beyond the queue's room raises
+ * IBV_EVENT_QP_FATAL; the QP ends in the error state each time.
+ */
+static void sq_rings(struct rq_env *e, bool mapped)
+{
+	static const int ok[] = { IBV_WC_SUCCESS };
+	static const uint64_t id[] = { 3 };
+	struct ibv_sge sge = { .addr = (uintptr_t)e->buf, .length = 4096,
+			       .lkey = e->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 3, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma.remote_addr = (uintptr_t)e->buf + MR_LEN / 2,
+		.wr.rdma.rkey = e->mr->rkey,
+	}, *bad;
+	struct rsim_uswqe s;
+	int ret;
+
+	if (rq_qp_wr(e, NULL, 0)) {
+		fail("sq", "create_qp");
+		return;
+	}
+	expect("sq", "post_in_reset", ibv_post_send(e->qp, &wr, &bad), EINVAL);
+	if (qp_to(e->qp, IBV_QPS_INIT) || qp_to(e->qp, IBV_QPS_RTR))
+		return fail("sq", "to RTR");
+	expect("sq", "post_in_rtr", ibv_post_send(e->qp, &wr, &bad), EINVAL);
+	if (qp_to(e->qp, IBV_QPS_RTS))
+		return fail("sq", "to RTS");
+	wr.opcode = IBV_WR_BIND_MW;
+	expect("sq", "bind_mw_opcode", ibv_post_send(e->qp, &wr, &bad),
+	       EINVAL);
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	memset(e->buf + MR_LEN / 2, 0, 4096);
+	ret = ibv_post_send(e->qp, &wr, &bad) ?: rq_expect(e, 1, id, ok);
+	if (!ret && memcmp(e->buf, e->buf + MR_LEN / 2, 4096))
+		ret = EIO;
+	expect("sq", "write_to_itself", ret, 0);
+	rq_destroy_qp(e);
+	if (!mapped)
+		return;
+
+	memset(&s, 0, sizeof(s));
+	s.wr_id = 90;
+	s.opcode = 0x20;	/* IB_WR_REG_MR: not a user opcode */
+	s.send_flags = IBV_SEND_SIGNALED;
+	ret = sq_qp(e) ? EIO : sq_bad_slot(e, &s);
+	expect("sq", "hostile_opcode", ret, 0);
+	rq_destroy_qp(e);
+
+	s.opcode = IBV_WR_RDMA_WRITE;
+	s.num_sge = 99;
+	ret = sq_qp(e) ? EIO : sq_bad_slot(e, &s);
+	expect("sq", "hostile_num_sge", ret, 0);
+	rq_destroy_qp(e);
+
+	ret = sq_qp(e) ? EIO : 0;
+	if (!ret) {
+		__atomic_store_n(&e->sring->prod, e->sring->prod + 1000,
+				 __ATOMIC_RELEASE);
+		ret = ibv_cmd_post_send(e->qp, NULL, &bad) ? EIO :
+		      rq_fatal_event(e->qp);
+		if (!ret && rq_state(e->qp) != IBV_QPS_ERR)
+			ret = EIO;
+	}
+	expect("sq", "hostile_prod_index", ret, 0);
+	rq_destroy_qp(e);
+}
+
 /*
  * Receive queues through the provider: mapped rings unless RSIM_NO_MAP=1
  * (the kernel's post commands), the same errnos either way
@@ -1541,7 +1684,8 @@ static void recv_rings(void)
 	e.buf = pattern_buf(MR_LEN, 31);
 	e.cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	if (!e.buf || !e.cq ||
-	    reg_mr(pd, e.buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE, &e.mr)) {
+	    reg_mr(pd, e.buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE |
+		   IBV_ACCESS_REMOTE_WRITE, &e.mr)) {
 		fail("rq", "setup");
 		goto out;
 	}
@@ -1557,6 +1701,7 @@ static void recv_rings(void)
 	rq_srq(&e);
 	if (!no_map || strcmp(no_map, "1"))
 		rq_hostile(&e);
+	sq_rings(&e, !no_map || strcmp(no_map, "1"));
 out:
 	rq_destroy_qp(&e);
 	if (e.mr)

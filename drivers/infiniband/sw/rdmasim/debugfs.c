@@ -108,6 +108,10 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 		   atomic64_read(&rsim->user_recv_posts),
 		   atomic64_read(&rsim->rq_rings),
 		   atomic64_read(&rsim->recv_doorbells));
+	seq_printf(m, "user_send_posts %lld\nsq_rings %lld\nsend_doorbells %lld\n",
+		   atomic64_read(&rsim->user_send_posts),
+		   atomic64_read(&rsim->sq_rings),
+		   atomic64_read(&rsim->send_doorbells));
 	for (i = 0; i < RSIM_OP_NR; i++)
 		seq_printf(m, "op_%s %llu\n", rsim_dp_op_names[i], st.ops[i]);
 	return 0;

@@ -455,6 +455,7 @@ static void rsim_dealloc_driver(struct ib_device *ibdev)
 	rsim_fault_fini(rsim);
 	rsim_qp_exit(rsim);
 	rsim_mr_exit(rsim);
+	xa_destroy(&rsim->ah_xa);
 	ida_destroy(&rsim->pd_ida);
 	if (rsim_is_roce(rsim))
 		netdev_put(rsim->cfg.ndev, &rsim->ndev_tracker);
@@ -663,6 +664,8 @@ int rsim_dev_probe(struct platform_device *pdev,
 	if (cfg->ndev)
 		netdev_hold(cfg->ndev, &rsim->ndev_tracker, GFP_KERNEL);
 	ida_init(&rsim->pd_ida);
+	/* user AHs' numbers (usq.c); looked up in process context only */
+	xa_init_flags(&rsim->ah_xa, XA_FLAGS_ALLOC1);
 	rsim_mr_init(rsim);
 	rsim_fault_init(rsim);
 	err = rsim_qp_init(rsim);

@@ -1480,6 +1480,9 @@ static int rsim_dp_exec(struct rsim_exec *x)
 	struct rsim_send_wqe *wqe = x->wqe;
 	int ret;
 
+	/* a mapped send queue's WR that broke a posting rule (usq.c) */
+	if (wqe->bad)
+		return IB_WC_LOC_QP_OP_ERR;
 	if (rsim_qp_is_ud(x->qp))
 		return rsim_dp_exec_ud(x);
 	switch (wqe->opcode) {

@@ -38,7 +38,8 @@ static int rsim_alloc_ucontext(struct ib_ucontext *uctx,
 	err = ib_copy_from_udata(&cmd, udata, min(sizeof(cmd), udata->inlen));
 	if (err)
 		return err;
-	if (cmd.flags & ~(RSIM_UCTX_MAP_CQ | RSIM_UCTX_MAP_RQ) ||
+	if (cmd.flags & ~(RSIM_UCTX_MAP_CQ | RSIM_UCTX_MAP_RQ |
+			  RSIM_UCTX_MAP_SQ) ||
 	    cmd.reserved ||
 	    (udata->inlen > sizeof(cmd) &&
 	     !ib_is_udata_cleared(udata, sizeof(cmd),
@@ -135,10 +136,12 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_ah_attr_check);
 
 /*
  * Address handles are created from atomic context too (without
- * RDMA_CREATE_AH_SLEEPABLE): nothing here sleeps. A user AH (uverbs'
- * create_ah, @udata set) is the same object: the provider sends no driver
- * data and gets none back, and the kernel's post_send command hands the
- * data path the AH as a kernel ULP would.
+ * RDMA_CREATE_AH_SLEEPABLE): nothing a kernel caller meets here sleeps.
+ * A user AH (uverbs' create_ah, @udata set) is the same object: the
+ * provider sends no driver data, and the kernel's post_send command hands
+ * the data path the AH as a kernel ULP would. A process with mapped send
+ * queues (usq.c) gets a number for it (struct rsim_create_ah_resp), which
+ * its UD WRs in the ring name it by.
  */
 static int rsim_create_ah(struct ib_ah *ibah,
 			  struct rdma_ah_init_attr *init_attr,
@@ -161,7 +164,29 @@ static int rsim_create_ah(struct ib_ah *ibah,
 	ah->attr = *init_attr->ah_attr;
 	/* the copy must not hold a reference the core will drop */
 	ah->attr.grh.sgid_attr = NULL;
+	ah->num = 0;
+	if (rsim_usq_uctx(udata)) {
+		struct rsim_create_ah_resp resp = {};
+
+		err = -EINVAL;
+		if (udata->outlen < sizeof(resp))
+			goto err_res;
+		err = xa_alloc_cyclic(&rsim->ah_xa, &ah->num, ah, xa_limit_31b,
+				      &rsim->ah_next, GFP_KERNEL);
+		if (err < 0)
+			goto err_res;
+		resp.ah_num = ah->num;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_erase;
+	}
 	return 0;
+
+err_erase:
+	xa_erase(&rsim->ah_xa, ah->num);
+err_res:
+	rsim_res_put(rsim, RSIM_RES_AH);
+	return err;
 }
 
 static int rsim_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
@@ -188,7 +213,13 @@ static int rsim_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 
 static int rsim_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	rsim_res_put(to_rsim_dev(ibah->device), RSIM_RES_AH);
+	struct rsim_dev *rsim = to_rsim_dev(ibah->device);
+	struct rsim_ah *ah = to_rsim_ah(ibah);
+
+	/* no doorbell finds it from here on (it looks up under the lock) */
+	if (ah->num)
+		xa_erase(&rsim->ah_xa, ah->num);
+	rsim_res_put(rsim, RSIM_RES_AH);
 	return 0;
 }
 

@@ -95,13 +95,18 @@ void *rsim_wqe(struct rsim_wq *wq, u32 n)
 	return wq->ring + (size_t)((wq->head + n) % wq->max_wr) * wq->wqe_size;
 }
 
-/* Remove the WR at the head; under the QP lock, by the queue's owner. */
+/*
+ * Remove the WR at the head; under the QP lock, by the queue's owner. A
+ * mapped send queue's slot is the process's again (usq.c).
+ */
 void rsim_wq_pop(struct rsim_wq *wq)
 {
 	if (WARN_ON_ONCE(!wq->count))
 		return;
 	wq->head = (wq->head + 1) % wq->max_wr;
 	wq->count--;
+	if (wq->uslot)
+		rsim_usq_popped(wq);
 }
 
 /**
@@ -135,11 +140,13 @@ int rsim_wq_post_recv(struct rsim_wq *rq, const struct ib_recv_wr **wr)
 	return 0;
 }
 
-/* a queue's ring: the kernel's, or a mapped one's entry (urq.c) */
+/* a queue's rings: the kernel's, and a mapped one's (urq.c, usq.c) */
 void rsim_wq_free(struct rsim_wq *wq)
 {
 	kvfree(wq->ring);
 	wq->ring = NULL;
+	kfree(wq->uslot);
+	wq->uslot = NULL;
 	rsim_urq_free(wq);
 }
 
@@ -266,8 +273,11 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct ib_ucontext *uctx = rsim_urq_uctx(udata);
+	struct ib_ucontext *suctx = rsim_usq_uctx(udata);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
 	struct rsim_create_qp_resp resp = {};
+	size_t resp_len = suctx ? sizeof(resp) :
+			  offsetofend(struct rsim_create_qp_resp, rq);
 	int err;
 
 	/*
@@ -278,13 +288,14 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	 * (rsim_post_send_user_inline()). Its receives go through the
 	 * post_recv command too, or, if its context asked for mapped
 	 * receive queues, into a ring it maps (urq.c), whose offset is the
-	 * driver response. No driver data in the request.
+	 * driver response; likewise its sends, with mapped send queues
+	 * (usq.c). No driver data in the request.
 	 */
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
 	/* a provider that asked for rings has room for their offsets */
-	if (uctx && udata->outlen < sizeof(resp))
+	if ((uctx || suctx) && udata->outlen < resp_len)
 		return -EINVAL;
 	err = rsim_qp_check_init(rsim, init);
 	if (err)
@@ -312,8 +323,11 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			    init->cap.max_send_sge,
 			    sizeof(struct rsim_send_wqe),
 			    init->cap.max_inline_data);
+	if (!err && suctx)
+		err = rsim_usq_new(rsim, suctx, &qp->sq,
+				   init->cap.max_inline_data, &resp.sq);
 	if (err)
-		goto err_res_put;
+		goto err_free_sq;
 	/* with an SRQ, no receive queue of its own */
 	if (init->srq) {
 		init->cap.max_recv_wr = 0;
@@ -331,8 +345,8 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = rsim_qp_scratch_alloc(rsim, qp);
 	if (err)
 		goto err_free_rq;
-	if (uctx) {
-		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (uctx || suctx) {
+		err = ib_copy_to_udata(udata, &resp, resp_len);
 		if (err)
 			goto err_free_scratch;
 	}
@@ -348,7 +362,6 @@ err_free_rq:
 	rsim_wq_free(&qp->rq);
 err_free_sq:
 	rsim_wq_free(&qp->sq);
-err_res_put:
 	mutex_destroy(&qp->modify_mutex);
 	rsim_res_put(rsim, RSIM_RES_QP);
 	return err;
@@ -702,6 +715,8 @@ static void rsim_qp_reset_locked(struct rsim_qp *qp)
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->sq.head = 0;
 	qp->sq.count = 0;
+	if (qp->sq.uslot)
+		rsim_usq_reset(&qp->sq);
 	if (qp->rq.umap) {
 		rsim_urq_reset(&qp->rq);
 	} else {
@@ -1045,6 +1060,123 @@ static u8 *rsim_post_send_user_inline(struct rsim_qp *qp,
 }
 
 /*
+ * Slot @i of a mapped send queue, copied and checked (usq.c), into the
+ * kernel's @wqe: with the post_send command's rules, a UD WR's AH looked
+ * up by its number and refused if it is of another PD. A WR that breaks
+ * a rule is queued marked bad, to complete in error in its turn.
+ */
+static bool rsim_post_send_slot(struct rsim_qp *qp, u32 i,
+				struct rsim_send_wqe *wqe)
+{
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	bool ud = rsim_qp_is_ud(qp);
+	struct rsim_usq_ib_wr w;
+	struct rsim_ah *ah;
+	const u8 *inl;
+	u64 inline_len;
+	int err;
+
+	err = rsim_usq_wr(qp, i, &w, &inl);
+	if (!err && ud) {
+		xa_lock(&rsim->ah_xa);
+		ah = xa_load(&rsim->ah_xa, rsim_usq_ah_num(qp));
+		if (ah && ah->ibah.pd == qp->ibqp.pd) {
+			w.ud.ah = &ah->ibah;
+			err = rsim_post_send_check(qp, &w.wr, &inline_len);
+			if (!err)
+				rsim_post_send_fill(wqe, &w.wr, inline_len, true,
+						    inl);
+		} else {
+			err = -EINVAL;
+		}
+		xa_unlock(&rsim->ah_xa);
+	} else if (!err) {
+		err = rsim_post_send_check(qp, &w.wr, &inline_len);
+		if (!err)
+			rsim_post_send_fill(wqe, &w.wr, inline_len, false, inl);
+	}
+	if (!err)
+		return true;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = w.wr.wr_id;
+	wqe->opcode = rsim_usq_opcode_or_send(w.wr.opcode);
+	wqe->send_flags = IB_SEND_SIGNALED;
+	wqe->bad = true;
+	return false;
+}
+
+/*
+ * A mapped send queue's doorbell (usq.c): the post_send command with no
+ * WR. The slots published since the last doorbell (the process's index,
+ * read once) are copied into the kernel's send queue, outside the QP's
+ * lock, at its tail: the owner of the queue only moves its head, and
+ * doorbells and transitions to RESET are serialized by @modify_mutex.
+ * They are then posted as the command's WRs are. A producer index
+ * further ahead than the queue has room for puts the QP in the error
+ * state, with IB_EVENT_QP_FATAL.
+ *
+ * Context: process (uverbs); sleeps for @modify_mutex.
+ */
+static int rsim_post_send_ring(struct rsim_qp *qp)
+{
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	bool inl = rsim_dp_may_run_inline();
+	u32 base, room, tail, k, i;
+	struct rsim_notify n = {};
+	enum ib_qp_state state;
+	bool fatal = false;
+	bool run = false;
+	unsigned long flags;
+	int err = 0;
+
+	atomic64_inc(&rsim->send_doorbells);
+	mutex_lock(&qp->modify_mutex);
+	spin_lock_irqsave(&qp->lock, flags);
+	state = qp->state;
+	base = qp->sq.ucons + qp->sq.count;
+	room = qp->sq.max_wr - qp->sq.count;
+	tail = (qp->sq.head + qp->sq.count) % qp->sq.max_wr;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR) {
+		err = -EINVAL;
+		goto out_unlock;
+	}
+	k = rsim_usq_prod(&qp->sq) - base;
+	if (k > room) {
+		fatal = true;
+		k = 0;
+	}
+	for (i = 0; i < k; i++) {
+		struct rsim_send_wqe *wqe = qp->sq.ring +
+			(size_t)((tail + i) % qp->sq.max_wr) * qp->sq.wqe_size;
+
+		/* nothing after a bad WR: the QP will be in the error state */
+		if (!rsim_post_send_slot(qp, base + i, wqe)) {
+			k = i + 1;
+			break;
+		}
+	}
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->sq.count += k;
+	if (fatal)
+		rsim_qp_error_locked(qp, &n);
+	else if (qp->state == IB_QPS_ERR)
+		rsim_qp_error_locked(qp, &n);
+	else if (qp->state == IB_QPS_RTS)
+		run = rsim_dp_claim_locked(qp, inl);
+	spin_unlock_irqrestore(&qp->lock, flags);
+out_unlock:
+	mutex_unlock(&qp->modify_mutex);
+	rsim_notify_run(&n, qp);
+	if (fatal)
+		rsim_qp_raise(qp, IB_EVENT_QP_FATAL, qp);
+	if (run)
+		rsim_dp_run(qp);
+	return err;
+}
+
+/*
  * RC and UC send WRs are queued and handed to the loopback engine
  * (dp.c), which runs small ones at once on this context and defers the
  * rest to the device's worker.
@@ -1066,6 +1198,15 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool run = false;
 	int err = 0;
 
+	if (qp->sq.uslot) {
+		/* the process posts into the ring; this is the doorbell */
+		if (!wr)
+			return rsim_post_send_ring(qp);
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+	if (ibqp->uobject && wr)
+		atomic64_inc(&to_rsim_dev(ibqp->device)->user_send_posts);
 	if (ibqp->uobject) {
 		ubuf = rsim_post_send_user_inline(qp, wr, bad_wr);
 		if (IS_ERR(ubuf))

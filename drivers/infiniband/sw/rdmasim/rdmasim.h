@@ -401,6 +401,9 @@ struct rsim_sa_port {
  * @mr_xa: MR index -> &struct rsim_mr (locking: the xarray's own lock,
  *	taken with BH off: the data path looks MRs up from softirq context)
  * @mr_next: cursor for cyclic MR index allocation
+ * @ah_xa: the AHs of processes with mapped send queues, by the number
+ *	their UD WRs name them by (usq.c)
+ * @ah_next: cursor for cyclic AH number allocation
  * @key_variant: source of the initial 8-bit key variant
  * @qp_xa: QP number -> &struct rsim_qp (locking: the xarray's own lock,
  *	taken with BH off: the data path looks QPs up from softirq context)
@@ -431,6 +434,9 @@ struct rsim_sa_port {
  * @rq_rings: receive rings (RQs, SRQs) made for processes to map
  * @recv_doorbells: post_recv and post_srq_recv commands without a WR on
  *	a mapped receive queue (urq.c)
+ * @sq_rings: send rings made for processes to map (usq.c)
+ * @send_doorbells: post_send commands without a WR on a mapped send queue
+ * @user_send_posts: post_send commands of processes that carried WRs
  * @ndev_tracker: tracks the hold on @cfg.ndev (RoCE)
  * @roce_node: on roce.c's list of RoCE devices, which the data path
  *	routes by destination GID (RCU)
@@ -460,6 +466,8 @@ struct rsim_dev {
 	struct ida pd_ida;
 	struct xarray mr_xa;
 	u32 mr_next;
+	struct xarray ah_xa;
+	u32 ah_next;
 	atomic_t key_variant;
 	struct xarray qp_xa;
 	u32 qp_next;
@@ -481,6 +489,9 @@ struct rsim_dev {
 	atomic64_t user_recv_posts;
 	atomic64_t rq_rings;
 	atomic64_t recv_doorbells;
+	atomic64_t sq_rings;
+	atomic64_t send_doorbells;
+	atomic64_t user_send_posts;
 	netdevice_tracker ndev_tracker;
 	struct list_head roce_node;
 	struct list_head subnet_node;
@@ -538,6 +549,7 @@ struct rsim_pd {
 struct rsim_ah {
 	struct ib_ah ibah;
 	struct rdma_ah_attr attr;
+	u32 num;
 };
 
 /**
@@ -689,6 +701,8 @@ struct rsim_recv_wqe {
  * @ah: UD: the address vector of ud_wr(wr)->ah, copied when posted
  * @remote_qpn: UD: destination QP
  * @remote_qkey: UD: Q_Key (high bit set: the sending QP's own)
+ * @bad: a mapped send queue's WR that broke a posting rule (usq.c): it
+ *	completes with IB_WC_LOC_QP_OP_ERR when it reaches the head
  * @sge: gather list, or the inline data
  */
 struct rsim_send_wqe {
@@ -710,6 +724,7 @@ struct rsim_send_wqe {
 	struct rdma_ah_attr ah;
 	u32 remote_qpn;
 	u32 remote_qkey;
+	bool bad;
 	struct ib_sge sge[];
 };
 
@@ -723,10 +738,16 @@ struct rsim_send_wqe {
  *	(free-running)
  * @count: posted WRs; of a mapped queue, those the last take found
  *	posted after the one it took
- * @umap: a receive queue mapped by its process (urq.c), or NULL: its
- *	provider writes the WRs into the slots of this ring
+ * @umap: a queue's ring mapped by its process, or NULL: its provider
+ *	writes the WRs into the slots of this ring (a receive queue's,
+ *	urq.c, or a send queue's, usq.c)
  * @nslots: slots of @umap, a power of two (at least @max_wr)
  * @db: RSIM_URING_F_DOORBELL as the kernel last wrote it to @umap
+ * @ucons: a mapped send queue's WRs completed (free-running), mirrored
+ *	in @umap's cons
+ * @ustride: a mapped send queue's slot bytes
+ * @uslot: a mapped send queue's copy of the slot a doorbell reads (set
+ *	for a mapped send queue only)
  */
 struct rsim_wq {
 	u32 max_wr;
@@ -738,6 +759,9 @@ struct rsim_wq {
 	struct rsim_umap *umap;
 	u32 nslots;
 	bool db;
+	u32 ucons;
+	u32 ustride;
+	void *uslot;
 };
 
 /**
@@ -1318,6 +1342,38 @@ u64 rsim_urq_pop_id(struct rsim_wq *rq);
 void rsim_urq_consumed(struct rsim_wq *rq);
 void rsim_urq_reset(struct rsim_wq *rq);
 void rsim_urq_doorbell(struct rsim_wq *rq);
+
+/* usq.c */
+struct rsim_usq_resp;
+
+/**
+ * struct rsim_usq_ib_wr - a send ring's slot as a send WR (usq.c)
+ * @wr: the WR
+ * @rdma: as an RDMA WR
+ * @atomic: as an atomic WR
+ * @ud: as a UD WR
+ * @sge: the SGE an inline WR's data is described by
+ */
+struct rsim_usq_ib_wr {
+	union {
+		struct ib_send_wr wr;
+		struct ib_rdma_wr rdma;
+		struct ib_atomic_wr atomic;
+		struct ib_ud_wr ud;
+	};
+	struct ib_sge sge;
+};
+
+struct ib_ucontext *rsim_usq_uctx(struct ib_udata *udata);
+int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
+		 struct rsim_wq *sq, u32 max_inline, struct rsim_usq_resp *resp);
+void rsim_usq_popped(struct rsim_wq *sq);
+void rsim_usq_reset(struct rsim_wq *sq);
+u32 rsim_usq_prod(struct rsim_wq *sq);
+int rsim_usq_wr(struct rsim_qp *qp, u32 i, struct rsim_usq_ib_wr *w,
+		const u8 **inl);
+u32 rsim_usq_ah_num(struct rsim_qp *qp);
+enum ib_wr_opcode rsim_usq_opcode_or_send(u32 op);
 void rsim_srq_event(struct rsim_srq *srq, enum ib_event_type type);
 void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
 		  struct ib_cq *ibcq, const struct ib_wc *wc, bool solicited);

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rdmasim: send queues a process maps (the SQs of its QPs).
+ *
+ * A context whose provider asked for RSIM_UCTX_MAP_SQ gets, for each
+ * QP with a send queue, a ring (umap.c) of struct rsim_uswqe slots
+ * (rdmasim-abi.h) that the provider fills and publishes by its producer
+ * index, then rings the doorbell: the post_send command with no WR, as
+ * rxe's provider does. Slot i of the ring is the send queue's WR i; the
+ * ring's consumer index, a mirror the kernel writes, counts the WRs
+ * completed (&rsim_wq.ucons), so the process reuses a slot once its WR
+ * is done, as with a hardware queue.
+ *
+ * Nothing in the ring is trusted. At a doorbell the kernel reads the
+ * producer index once, copies each new slot once into kernel memory
+ * (the QP's @uslot), checks the copy with the post_send command's rules
+ * (rsim_usq_wr()) and queues it in the kernel's own send queue, which the
+ * engine executes as any QP's; what the process writes into a slot
+ * afterwards changes nothing. A UD WR names its AH by the number
+ * create_ah answered; the kernel looks it up and refuses one of another
+ * PD. A WR that breaks a rule is queued all the same, marked
+ * (&rsim_send_wqe.bad): in its turn it completes with
+ * IB_WC_LOC_QP_OP_ERR and puts the QP in the error state, so that
+ * completions keep the order of the WRs. A producer index further ahead
+ * than the queue has room for puts the QP in the error state at once,
+ * with IB_EVENT_QP_FATAL.
+ */
+
+#include <linux/log2.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdmasim/rdmasim-abi.h>
+
+#include "rdmasim.h"
+
+static struct rsim_uring_hdr *rsim_usq_hdr(struct rsim_wq *sq)
+{
+	return sq->umap->vaddr;
+}
+
+/**
+ * rsim_usq_uctx() - the context whose send queues are mapped
+ * @udata: the create verb's udata, or NULL (a kernel caller)
+ *
+ * Context: process.
+ * Return: the process's context if it asked for mapped send queues,
+ *	else NULL.
+ */
+struct ib_ucontext *rsim_usq_uctx(struct ib_udata *udata)
+{
+	struct rsim_ucontext *uc;
+
+	if (!udata)
+		return NULL;
+	uc = rdma_udata_to_drv_context(udata, struct rsim_ucontext, ibuc);
+	return uc && (uc->map & RSIM_UCTX_MAP_SQ) ? &uc->ibuc : NULL;
+}
+
+/**
+ * rsim_usq_new() - a mapped ring for a QP's send queue
+ * @rsim: the device (its allocation fault point)
+ * @uctx: the process's context
+ * @sq: the send queue, its kernel ring allocated
+ * @max_inline: the QP's inline data limit
+ * @resp: its part of the driver response
+ *
+ * Context: process; sleeps.
+ * Return: 0 or a negative errno.
+ */
+int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
+		 struct rsim_wq *sq, u32 max_inline, struct rsim_usq_resp *resp)
+{
+	size_t stride = ALIGN(sizeof(struct rsim_uswqe) +
+			      max_t(size_t, max_inline,
+				    (size_t)sq->max_sge *
+				    sizeof(struct rsim_usge)), 16);
+	struct rsim_umap *m;
+
+	if (!sq->max_wr)
+		return 0;
+	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
+		return -ENOMEM;
+	sq->nslots = roundup_pow_of_two(sq->max_wr);
+	sq->ustride = stride;
+	m = rsim_umap_ring_new(uctx, RSIM_URING_SLOTS +
+				     (size_t)sq->nslots * stride);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	sq->uslot = kmalloc(stride, GFP_KERNEL_ACCOUNT);
+	if (!sq->uslot) {
+		rdma_user_mmap_entry_remove(&m->entry);
+		return -ENOMEM;
+	}
+	sq->umap = m;
+	resp->mmap_offset = rsim_umap_offset(m);
+	resp->mmap_len = m->len;
+	resp->nslots = sq->nslots;
+	resp->max_wr = sq->max_wr;
+	resp->stride = stride;
+	atomic64_inc(&rsim->sq_rings);
+	return 0;
+}
+
+/**
+ * rsim_usq_popped() - a WR of a mapped send queue is done
+ * @sq: the send queue; its QP's lock held
+ *
+ * Its slot is the process's again.
+ *
+ * Context: any; does not sleep.
+ */
+void rsim_usq_popped(struct rsim_wq *sq)
+{
+	sq->ucons++;
+	/* the WR's completion is pushed before its slot is given back */
+	smp_store_release(&rsim_usq_hdr(sq)->cons, sq->ucons);
+}
+
+/**
+ * rsim_usq_reset() - discard what is published (a transition to RESET)
+ * @sq: the send queue, emptied; its QP's lock held
+ *
+ * Context: any; does not sleep.
+ */
+void rsim_usq_reset(struct rsim_wq *sq)
+{
+	sq->ucons = READ_ONCE(rsim_usq_hdr(sq)->prod);
+	WRITE_ONCE(rsim_usq_hdr(sq)->cons, sq->ucons);
+}
+
+/**
+ * rsim_usq_prod() - the process's producer index, read once
+ * @sq: the send queue
+ *
+ * Context: any.
+ * Return: the index; the slots before it are visible.
+ */
+u32 rsim_usq_prod(struct rsim_wq *sq)
+{
+	/* the slots before the index: the provider's release store */
+	return smp_load_acquire(&rsim_usq_hdr(sq)->prod);
+}
+
+/* IBV_WR_* a ring may carry: the post_send command's (no bind yet) */
+static bool rsim_usq_opcode_ok(u32 op)
+{
+	switch (op) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_SEND_WITH_INV:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * rsim_usq_opcode_or_send() - the opcode a bad WR's completion reports
+ * @op: the opcode the slot had
+ *
+ * Context: any.
+ * Return: @op if a ring may carry it, else IB_WR_SEND.
+ */
+enum ib_wr_opcode rsim_usq_opcode_or_send(u32 op)
+{
+	return rsim_usq_opcode_ok(op) ? op : IB_WR_SEND;
+}
+
+/**
+ * rsim_usq_wr() - copy slot @i of a mapped send queue and make it a WR
+ * @qp: the QP; its doorbells serialized (@modify_mutex)
+ * @i: the slot's index (free-running)
+ * @w: where to build the WR (its sg_list points into the copy)
+ * @inl: the inline data, if the WR is inline (into the copy)
+ *
+ * The slot is read once, into @qp->sq.uslot; only the copy is looked at.
+ * The checks here are the ring's own (opcode, reserved fields, sizes);
+ * the caller applies the post_send command's after. A UD WR's AH is not
+ * looked up here.
+ *
+ * Context: process.
+ * Return: 0, or -EINVAL with @w->wr.wr_id set (the WR completes in error).
+ */
+int rsim_usq_wr(struct rsim_qp *qp, u32 i, struct rsim_usq_ib_wr *w,
+		const u8 **inl)
+{
+	struct rsim_wq *sq = &qp->sq;
+	struct rsim_uswqe *s = sq->uslot;
+	bool inline_wr;
+
+	memcpy(s, sq->umap->vaddr + RSIM_URING_SLOTS +
+		  (size_t)(i & (sq->nslots - 1)) * sq->ustride, sq->ustride);
+	memset(w, 0, sizeof(*w));
+	w->wr.wr_id = s->wr_id;
+	w->wr.opcode = s->opcode;
+	w->wr.send_flags = s->send_flags;
+	*inl = NULL;
+	inline_wr = s->send_flags & IB_SEND_INLINE;
+	if (!rsim_usq_opcode_ok(s->opcode) || s->reserved ||
+	    (inline_wr ? s->num_sge || s->inline_len > qp->max_inline :
+			 s->inline_len || s->num_sge > sq->max_sge))
+		return -EINVAL;
+	switch (s->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		w->wr.ex.imm_data = (__force __be32)s->ex;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		w->wr.ex.invalidate_rkey = s->ex;
+		break;
+	default:
+		if (s->ex)
+			return -EINVAL;
+	}
+	switch (s->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		if (s->wr.rdma.reserved)
+			return -EINVAL;
+		w->rdma.remote_addr = s->wr.rdma.remote_addr;
+		w->rdma.rkey = s->wr.rdma.rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (s->wr.atomic.reserved)
+			return -EINVAL;
+		w->atomic.remote_addr = s->wr.atomic.remote_addr;
+		w->atomic.compare_add = s->wr.atomic.compare_add;
+		w->atomic.swap = s->wr.atomic.swap;
+		w->atomic.rkey = s->wr.atomic.rkey;
+		break;
+	default:
+		if (rsim_qp_is_ud(qp)) {
+			if (s->wr.ud.reserved)
+				return -EINVAL;
+			w->ud.remote_qpn = s->wr.ud.remote_qpn;
+			w->ud.remote_qkey = s->wr.ud.remote_qkey;
+		}
+		break;
+	}
+	/* the SGEs (struct ib_sge's layout), or the inline bytes */
+	if (inline_wr) {
+		w->sge.length = s->inline_len;
+		w->wr.sg_list = &w->sge;
+		w->wr.num_sge = s->inline_len ? 1 : 0;
+		*inl = (const u8 *)s->sge;
+	} else {
+		w->wr.sg_list = (struct ib_sge *)s->sge;
+		w->wr.num_sge = s->num_sge;
+	}
+	return 0;
+}
+
+/**
+ * rsim_usq_ah_num() - the AH number of the copied slot (UD)
+ * @qp: the QP, after rsim_usq_wr()
+ *
+ * Context: any.
+ * Return: the number its WR names.
+ */
+u32 rsim_usq_ah_num(struct rsim_qp *qp)
+{
+	return ((struct rsim_uswqe *)qp->sq.uslot)->wr.ud.ah_num;
+}
