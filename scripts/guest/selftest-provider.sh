@@ -146,10 +146,11 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		[ $rc = 0 ] && has_line /run/pp-srv "*100 iters in*" &&
 			has_line /run/pp-cli "*100 iters in*"
 	}
-	# the CQs and receive queues are rings the process maps
+	# the CQs, receive and send queues are rings the process maps
 	# (rdmasim-abi.h): polled without a poll_cq command, receive WRs
-	# posted without a post_recv command; with RSIM_NO_MAP=1 the provider
-	# keeps the kernel's commands, the path an old provider takes
+	# posted without a post_recv command, send WRs with a doorbell (a
+	# post_send command without WRs) per post; with RSIM_NO_MAP=1 the
+	# provider keeps the kernel's commands, the path an old provider takes
 	pp_stat() {
 		kv "$DBG/rdmasim0/datapath" "$1"
 	}
@@ -157,15 +158,22 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		pp_stat user_polls && pp_polls0=$val &&
 			pp_stat cq_rings && pp_rings0=$val &&
 			pp_stat user_recv_posts && pp_posts0=$val &&
-			pp_stat rq_rings && pp_rqs0=$val
+			pp_stat rq_rings && pp_rqs0=$val &&
+			pp_stat user_send_posts && pp_sends0=$val &&
+			pp_stat send_doorbells && pp_dbs0=$val
 	}
 	pp_snap
 	check "provider_ibv_rc_pingpong" provider_pingpong rc
+	# 100 iterations: each side sends 100 times, one doorbell a send
 	pp_mapped() {
 		pp_stat cq_rings && [ "$val" -ge $((pp_rings0 + 2)) ] &&
 			pp_stat user_polls && [ "$val" = "$pp_polls0" ] &&
 			pp_stat rq_rings && [ "$val" -ge $((pp_rqs0 + 2)) ] &&
-			pp_stat user_recv_posts && [ "$val" = "$pp_posts0" ]
+			pp_stat user_recv_posts && [ "$val" = "$pp_posts0" ] &&
+			pp_stat user_send_posts && [ "$val" = "$pp_sends0" ] &&
+			pp_stat send_doorbells &&
+			[ "$val" -ge $((pp_dbs0 + 200)) ] &&
+			[ "$val" -le $((pp_dbs0 + 202)) ]
 	}
 	check "provider_pingpong_mapped_cqs_and_rqs" pp_mapped
 	# the UC pair with RSIM_NO_MAP=1: an old provider's path
@@ -176,7 +184,9 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	pp_commands() {
 		pp_stat user_polls && [ "$val" -gt "$pp_polls0" ] &&
 			pp_stat user_recv_posts && [ "$val" -gt "$pp_posts0" ] &&
-			pp_stat rq_rings && [ "$val" = "$pp_rqs0" ]
+			pp_stat rq_rings && [ "$val" = "$pp_rqs0" ] &&
+			pp_stat user_send_posts && [ "$val" -ge $((pp_sends0 + 200)) ] &&
+			pp_stat send_doorbells && [ "$val" = "$pp_dbs0" ]
 	}
 	check "provider_no_map_with_commands" pp_commands
 	check "provider_ibv_ud_pingpong" provider_pingpong ud
