@@ -24,17 +24,6 @@
 
 #include "rdmasim.h"
 
-/* the context of a user CQ if it asked for mapped CQs, else NULL */
-static struct ib_ucontext *rsim_cq_map_uctx(struct ib_udata *udata)
-{
-	struct rsim_ucontext *uc;
-
-	if (!udata)
-		return NULL;
-	uc = rdma_udata_to_drv_context(udata, struct rsim_ucontext, ibuc);
-	return uc && (uc->map & RSIM_UCTX_MAP_CQ) ? &uc->ibuc : NULL;
-}
-
 static struct rsim_uring_hdr *rsim_ring_hdr(struct rsim_umap *ring)
 {
 	return ring->vaddr;
@@ -100,7 +89,7 @@ static int rsim_create_cq(struct ib_cq *ibcq,
 
 	spin_lock_init(&cq->lock);
 	rsim_ev_obj_init(&cq->ev, RSIM_EV_CQ);
-	uctx = rsim_cq_map_uctx(udata);
+	uctx = rsim_umap_uctx(udata, RSIM_UCTX_MAP_CQ);
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		goto err_res;
 	if (uctx) {

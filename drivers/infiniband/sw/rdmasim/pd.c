@@ -165,7 +165,7 @@ static int rsim_create_ah(struct ib_ah *ibah,
 	/* the copy must not hold a reference the core will drop */
 	ah->attr.grh.sgid_attr = NULL;
 	ah->num = 0;
-	if (rsim_usq_uctx(udata)) {
+	if (rsim_umap_uctx(udata, RSIM_UCTX_MAP_SQ)) {
 		struct rsim_create_ah_resp resp = {};
 
 		err = -EINVAL;

@@ -272,8 +272,8 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			  struct ib_udata *udata)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
-	struct ib_ucontext *uctx = rsim_urq_uctx(udata);
-	struct ib_ucontext *suctx = rsim_usq_uctx(udata);
+	struct ib_ucontext *uctx = rsim_umap_uctx(udata, RSIM_UCTX_MAP_RQ);
+	struct ib_ucontext *suctx = rsim_umap_uctx(udata, RSIM_UCTX_MAP_SQ);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
 	struct rsim_create_qp_resp resp = {};
 	size_t resp_len = suctx ? sizeof(resp) :

@@ -1327,11 +1327,11 @@ void rsim_dm_set_ops(struct ib_device *ibdev);
 /* umap.c */
 struct rsim_umap *rsim_umap_ring_new(struct ib_ucontext *uctx, size_t len);
 u64 rsim_umap_offset(struct rsim_umap *m);
+struct ib_ucontext *rsim_umap_uctx(struct ib_udata *udata, u32 what);
 void rsim_umap_set_ops(struct ib_device *ibdev);
 
 /* urq.c */
 struct rsim_urq_resp;
-struct ib_ucontext *rsim_urq_uctx(struct ib_udata *udata);
 int rsim_urq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
 		 struct rsim_wq *rq, u32 max_wr, u32 max_sge,
 		 struct rsim_urq_resp *resp);
@@ -1364,7 +1364,6 @@ struct rsim_usq_ib_wr {
 	struct ib_sge sge;
 };
 
-struct ib_ucontext *rsim_usq_uctx(struct ib_udata *udata);
 int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
 		 struct rsim_wq *sq, u32 max_inline, struct rsim_usq_resp *resp);
 void rsim_usq_popped(struct rsim_wq *sq);

@@ -31,7 +31,7 @@ static int rsim_create_srq(struct ib_srq *ibsrq,
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibsrq->device);
 	const struct rsim_limits *lim = &rsim->cfg.limits;
-	struct ib_ucontext *uctx = rsim_urq_uctx(udata);
+	struct ib_ucontext *uctx = rsim_umap_uctx(udata, RSIM_UCTX_MAP_RQ);
 	struct rsim_srq *srq = to_rsim_srq(ibsrq);
 	struct ib_srq_attr *attr = &init->attr;
 	struct rsim_create_srq_resp resp = {};

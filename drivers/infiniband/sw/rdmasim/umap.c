@@ -25,6 +25,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "rdmasim.h"
 
@@ -76,6 +77,25 @@ err_pages:
 err_free:
 	kfree(m);
 	return ERR_PTR(err);
+}
+
+/**
+ * rsim_umap_uctx() - the context of a create verb, if it maps such queues
+ * @udata: the create verb's udata, or NULL (a kernel caller)
+ * @what: RSIM_UCTX_MAP_CQ, _RQ or _SQ
+ *
+ * Context: process.
+ * Return: the process's context if its provider asked for @what and got
+ *	it (alloc_ucontext), else NULL.
+ */
+struct ib_ucontext *rsim_umap_uctx(struct ib_udata *udata, u32 what)
+{
+	struct rsim_ucontext *uc;
+
+	if (!udata)
+		return NULL;
+	uc = rdma_udata_to_drv_context(udata, struct rsim_ucontext, ibuc);
+	return uc && (uc->map & what) ? &uc->ibuc : NULL;
 }
 
 /**

@@ -60,24 +60,6 @@ static struct rsim_urwqe *rsim_urq_slot(struct rsim_wq *rq, u32 i)
 }
 
 /**
- * rsim_urq_uctx() - the context whose receive queues are mapped
- * @udata: the create verb's udata, or NULL (a kernel caller)
- *
- * Context: process.
- * Return: the process's context if it asked for mapped receive queues,
- *	else NULL.
- */
-struct ib_ucontext *rsim_urq_uctx(struct ib_udata *udata)
-{
-	struct rsim_ucontext *uc;
-
-	if (!udata)
-		return NULL;
-	uc = rdma_udata_to_drv_context(udata, struct rsim_ucontext, ibuc);
-	return uc && (uc->map & RSIM_UCTX_MAP_RQ) ? &uc->ibuc : NULL;
-}
-
-/**
  * rsim_urq_new() - a mapped ring for a receive queue
  * @rsim: the device (its allocation fault point)
  * @uctx: the process's context

@@ -38,24 +38,6 @@ static struct rsim_uring_hdr *rsim_usq_hdr(struct rsim_wq *sq)
 }
 
 /**
- * rsim_usq_uctx() - the context whose send queues are mapped
- * @udata: the create verb's udata, or NULL (a kernel caller)
- *
- * Context: process.
- * Return: the process's context if it asked for mapped send queues,
- *	else NULL.
- */
-struct ib_ucontext *rsim_usq_uctx(struct ib_udata *udata)
-{
-	struct rsim_ucontext *uc;
-
-	if (!udata)
-		return NULL;
-	uc = rdma_udata_to_drv_context(udata, struct rsim_ucontext, ibuc);
-	return uc && (uc->map & RSIM_UCTX_MAP_SQ) ? &uc->ibuc : NULL;
-}
-
-/**
  * rsim_usq_new() - a mapped ring for a QP's send queue
  * @rsim: the device (its allocation fault point)
  * @uctx: the process's context
