@@ -134,7 +134,9 @@ struct rsim_urq_resp {
  * the SGEs' place. The kernel copies a slot once, at the doorbell that
  * finds it, and checks only its copy, with the rules of the post_send
  * command; a WR that breaks one completes with IBV_WC_LOC_QP_OP_ERR in
- * its turn and puts the QP in the error state.
+ * its turn and puts the QP in the error state. IBV_WR_LOCAL_INV (ex: the
+ * rkey) and IBV_WR_BIND_MW (wr.bind), which that command cannot carry,
+ * act on memory windows.
  */
 struct rsim_uswqe {
 	__aligned_u64 wr_id;
@@ -163,6 +165,14 @@ struct rsim_uswqe {
 			__u32 remote_qkey;
 			__u32 reserved;
 		} ud;
+		struct {
+			__aligned_u64 addr;	/* in the MR's addresses */
+			__aligned_u64 length;	/* 0: unbind (type 1) */
+			__u32 mw_rkey;		/* the window's rkey now */
+			__u32 mr_lkey;
+			__u32 rkey;		/* new: its low 8 bits count */
+			__u32 access;		/* IBV_ACCESS_* */
+		} bind;
 	} wr;
 	struct rsim_usge sge[];
 };

@@ -124,6 +124,13 @@ static int rsim_query_device_ex(struct ibv_context *ctx,
 	if (ret)
 		return ret;
 
+	/* windows are bound through mapped send queues only */
+	if (!(to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_SQ)) {
+		attr->orig_attr.device_cap_flags &=
+			~(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+			  IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+		attr->orig_attr.max_mw = 0;
+	}
 	/* the kernel's get_dev_fw_str (sysfs fw_ver): 16.16.32 bits */
 	fw = resp.base.fw_ver;
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
@@ -839,6 +846,8 @@ static int rsim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 			  IBV_QP_EX_WITH_SEND |				\
 			  IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define RSIM_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+/* memory windows: only through a mapped send queue (RC and UC) */
+#define RSIM_MW_SEND_OPS (IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 
 /* create_flags go to the kernel, which accepts none */
 #define RSIM_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD |			\
@@ -1102,6 +1111,26 @@ static void rsim_wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
 		wr->invalidate_rkey = rkey;
 }
 
+static void rsim_wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
+{
+	struct ibv_send_wr *wr = rsim_wr_new(ibqp, IBV_WR_LOCAL_INV);
+
+	if (wr)
+		wr->invalidate_rkey = rkey;
+}
+
+static void rsim_wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
+			    uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct ibv_send_wr *wr = rsim_wr_new(ibqp, IBV_WR_BIND_MW);
+
+	if (!wr)
+		return;
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *info;
+}
+
 static void rsim_wr_rdma(struct ibv_qp_ex *ibqp, enum ibv_wr_opcode opcode,
 			 uint32_t rkey, uint64_t remote_addr, __be32 imm)
 {
@@ -1286,6 +1315,10 @@ static void rsim_qp_set_send_ops(struct rsim_qp *qp, uint64_t ops)
 		ex->wr_atomic_fetch_add = rsim_wr_atomic_fetch_add;
 	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
 		ex->wr_send_inv = rsim_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		ex->wr_bind_mw = rsim_wr_bind_mw;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		ex->wr_local_inv = rsim_wr_local_inv;
 	ex->wr_set_ud_addr = rsim_wr_set_ud_addr;
 	ex->wr_set_inline_data = rsim_wr_set_inline_data;
 	ex->wr_set_inline_data_list = rsim_wr_set_inline_data_list;
@@ -1296,14 +1329,17 @@ static void rsim_qp_set_send_ops(struct rsim_qp *qp, uint64_t ops)
 	ex->wr_abort = rsim_wr_abort;
 }
 
-/* the send operations a QP type may ask for, or 0 for an unknown type */
-static uint64_t rsim_send_ops(enum ibv_qp_type type)
+/*
+ * the send operations a QP type may ask for, or 0 for an unknown type;
+ * @mw: the context maps send queues, which carry binds
+ */
+static uint64_t rsim_send_ops(enum ibv_qp_type type, bool mw)
 {
 	switch (type) {
 	case IBV_QPT_RC:
-		return RSIM_RC_SEND_OPS;
+		return RSIM_RC_SEND_OPS | (mw ? RSIM_MW_SEND_OPS : 0);
 	case IBV_QPT_UC:
-		return RSIM_UC_SEND_OPS;
+		return RSIM_UC_SEND_OPS | (mw ? RSIM_MW_SEND_OPS : 0);
 	case IBV_QPT_UD:
 		return RSIM_UD_SEND_OPS;
 	default:
@@ -1407,7 +1443,9 @@ static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
 	int ret;
 
 	if ((attr->comp_mask & ~RSIM_QP_COMP_MASK) ||
-	    (ex && (attr->send_ops_flags & ~rsim_send_ops(attr->qp_type)))) {
+	    (ex && (attr->send_ops_flags &
+		    ~rsim_send_ops(attr->qp_type, to_rsim_ctx(ctx)->map &
+						  RSIM_UCTX_MAP_SQ)))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -1524,6 +1562,23 @@ static int rsim_destroy_qp(struct ibv_qp *ibqp)
 }
 
 /*
+ * A bind's own rules, before it goes into the ring; the kernel checks
+ * its copy against the window and the MR when it executes it
+ */
+static bool rsim_usq_bind_ok(const struct ibv_send_wr *wr)
+{
+	const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
+
+	if (wr->send_flags & ~(IBV_SEND_FENCE | IBV_SEND_SIGNALED |
+			       IBV_SEND_SOLICITED))
+		return false;
+	if (!wr->bind_mw.mw || (b->length && !b->mr))
+		return false;
+	/* zero-based windows are not supported (nor by rxe) */
+	return !(b->mw_access_flags & IBV_ACCESS_ZERO_BASED);
+}
+
+/*
  * The post_send command's rules for one WR, checked before it goes into
  * the ring (the kernel checks its copy again); false: EINVAL
  */
@@ -1558,6 +1613,17 @@ static bool rsim_usq_check(struct rsim_qp *qp, const struct ibv_send_wr *wr,
 		if (!rc || wr->num_sge != 1 || wr->sg_list[0].length != 8 || inl)
 			return false;
 		break;
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
+		/* no data: the SGEs are not looked at (RC and UC) */
+		if (ud || inl)
+			return false;
+		*inline_len = 0;
+		if (wr->opcode == IBV_WR_LOCAL_INV)
+			return !(wr->send_flags & ~(IBV_SEND_FENCE |
+						    IBV_SEND_SIGNALED |
+						    IBV_SEND_SOLICITED));
+		return rsim_usq_bind_ok(wr);
 	default:
 		return false;
 	}
@@ -1595,12 +1661,24 @@ static void rsim_usq_fill(struct rsim_usq *sq, uint32_t i,
 		s->ex = (uint32_t)wr->imm_data;
 		break;
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
 		s->ex = wr->invalidate_rkey;
 		break;
 	default:
 		break;
 	}
 	switch (wr->opcode) {
+	case IBV_WR_LOCAL_INV:
+		return;
+	case IBV_WR_BIND_MW:
+		s->wr.bind.addr = wr->bind_mw.bind_info.addr;
+		s->wr.bind.length = wr->bind_mw.bind_info.length;
+		s->wr.bind.mw_rkey = wr->bind_mw.mw->rkey;
+		s->wr.bind.mr_lkey = wr->bind_mw.bind_info.mr ?
+				     wr->bind_mw.bind_info.mr->lkey : 0;
+		s->wr.bind.rkey = wr->bind_mw.rkey;
+		s->wr.bind.access = wr->bind_mw.bind_info.mw_access_flags;
+		return;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 	case IBV_WR_RDMA_READ:
@@ -1692,6 +1770,73 @@ static int rsim_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (qp->sq.ring)
 		return rsim_usq_post(qp, wr, bad_wr);
 	return ibv_cmd_post_send(ibqp, wr, bad_wr);
+}
+
+/*
+ * Memory windows (type 1 and 2B): binds and invalidations are send WRs,
+ * which only a mapped send queue carries (the post_send command cannot);
+ * a context without one has no windows.
+ */
+static struct ibv_mw *rsim_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	if (!(to_rsim_ctx(pd->context)->map & RSIM_UCTX_MAP_SQ)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int rsim_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
+}
+
+/*
+ * ibv_bind_mw() (type 1): a BIND_MW WR with the next rkey, which the
+ * window takes once posted (as rxe's provider does: an error completion
+ * leaves the consumer to undo it)
+ */
+static int rsim_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+	};
+	struct ibv_send_wr *bad;
+	int ret;
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = rsim_post_send(qp, &wr, &bad);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
 }
 
 static int rsim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -1979,9 +2124,11 @@ static void rsim_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops rsim_ctx_ops = {
 	.alloc_dmah = rsim_alloc_dmah,
 	.alloc_dm = rsim_alloc_dm,
+	.alloc_mw = rsim_alloc_mw,
 	.alloc_parent_domain = rsim_alloc_parent_domain,
 	.alloc_pd = rsim_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = rsim_bind_mw,
 	.create_ah = rsim_create_ah,
 	.create_cq = rsim_create_cq,
 	.create_cq_ex = rsim_create_cq_ex,
@@ -1989,6 +2136,7 @@ static const struct verbs_context_ops rsim_ctx_ops = {
 	.create_qp_ex = rsim_create_qp_ex,
 	.create_srq = rsim_create_srq,
 	.dealloc_dmah = rsim_dealloc_dmah,
+	.dealloc_mw = rsim_dealloc_mw,
 	.dealloc_pd = rsim_dealloc_pd,
 	.dereg_mr = rsim_dereg_mr,
 	.destroy_ah = rsim_destroy_ah,

@@ -30,6 +30,11 @@
  * touches a freed object; the kernel sees two threads on one QP, CQ or
  * MR at once all the same.
  *
+ * Memory windows of both types are allocated, bound to any MR (with
+ * ibv_bind_mw() or a BIND_MW WR, any range, rights and new key) and
+ * deallocated bound or not, while MRs they are bound to are deregistered
+ * (EBUSY) and their rkeys are used as any other key.
+ *
  * With -x, one more thread is hostile to the rings the kernel shares
  * with the process (rdmasim-abi.h): it finds every mapping of the uverbs
  * file in /proc/self/maps and writes random bytes at random offsets of
@@ -65,6 +70,7 @@
 #define NCQ	6
 #define NQP	10
 #define NMR	10
+#define NMW	6
 #define BUF_LEN	(256 * 1024)
 #define MAX_THREADS 4	/* and the hostile one */
 
@@ -78,7 +84,7 @@ static struct ibv_pd *base_pd;
 static struct ibv_ah *ah;
 static uint16_t lid;
 static uint8_t *buf;
-static struct slot pds[NPD], cqs[NCQ], qps[NQP], mrs[NMR];
+static struct slot pds[NPD], cqs[NCQ], qps[NQP], mrs[NMR], mws[NMW];
 
 struct thread {
 	pthread_t t;
@@ -127,11 +133,17 @@ static uint32_t any_lkey(struct thread *t)
 	struct slot *s;
 	uint32_t key;
 
-	switch (below(t, 4)) {
+	switch (below(t, 5)) {
 	case 0:
 		return rnd(t);
 	case 1:
 		return 0;
+	case 4:
+		/* a memory window's rkey (mapped send queues only) */
+		s = get(t, mws, NMW);
+		key = s->obj ? ((struct ibv_mw *)s->obj)->rkey : rnd(t);
+		put(s);
+		return key;
 	default:
 		s = get(t, mrs, NMR);
 		key = s->obj ? (below(t, 2) ? ((struct ibv_mr *)s->obj)->lkey :
@@ -372,9 +384,11 @@ static void op_mr(struct thread *t)
 
 		p = get(t, pds, NPD);
 		if (p->obj) {
+			/* half of them for windows to bind to */
 			s->obj = ibv_reg_mr(p->obj, buf + off,
 					    below(t, BUF_LEN - off + 4096),
-					    any_access(t));
+					    any_access(t) | (below(t, 2) ?
+					    IBV_ACCESS_MW_BIND : 0));
 			count(t, !!s->obj);
 		}
 		put(p);
@@ -436,6 +450,60 @@ static void op_post_send(struct thread *t)
 	put(s);
 }
 
+/*
+ * Memory windows (with mapped send queues): allocate one of either type
+ * in a PD, bind it to any MR (ibv_bind_mw() for type 1, a BIND_MW WR for
+ * either) with any range and rights, or deallocate it, bound or not
+ */
+static void op_mw(struct thread *t)
+{
+	struct slot *s = &mws[below(t, NMW)];
+	struct slot *q, *m, *p;
+	struct ibv_mw_bind b = {};
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_mw *mw;
+
+	pthread_rwlock_wrlock(&s->lock);
+	mw = s->obj;
+	if (!mw) {
+		p = get(t, pds, NPD);
+		if (p->obj) {
+			s->obj = ibv_alloc_mw(p->obj, below(t, 2) ?
+					      IBV_MW_TYPE_1 : IBV_MW_TYPE_2);
+			count(t, !!s->obj);
+		}
+		put(p);
+	} else if (below(t, 4) == 0) {
+		if (!ibv_dealloc_mw(mw))
+			s->obj = NULL;
+		count(t, !s->obj);
+	} else {
+		q = get(t, qps, NQP);
+		m = get(t, mrs, NMR);
+		b.wr_id = rnd(t);
+		b.send_flags = below(t, 4);
+		b.bind_info.mr = m->obj;
+		b.bind_info.addr = any_addr(t);
+		b.bind_info.length = m->obj ? any_len(t) : 0;
+		b.bind_info.mw_access_flags = any_access(t);
+		if (q->obj && mw->type == IBV_MW_TYPE_1 && below(t, 2)) {
+			count(t, !ibv_bind_mw(q->obj, mw, &b));
+		} else if (q->obj) {
+			wr.wr_id = b.wr_id;
+			wr.opcode = IBV_WR_BIND_MW;
+			wr.send_flags = b.send_flags;
+			wr.bind_mw.mw = mw;
+			wr.bind_mw.rkey = below(t, 8) ? ibv_inc_rkey(mw->rkey) :
+					  rnd(t);
+			wr.bind_mw.bind_info = b.bind_info;
+			count(t, !ibv_post_send(q->obj, &wr, &bad));
+		}
+		put(m);
+		put(q);
+	}
+	pthread_rwlock_unlock(&s->lock);
+}
+
 static void op_post_recv(struct thread *t)
 {
 	struct slot *s = get(t, qps, NQP);
@@ -490,7 +558,7 @@ static void *run(void *arg)
 	unsigned long i;
 
 	for (i = 0; i < t->n; i++) {
-		switch (below(t, 16)) {
+		switch (below(t, 17)) {
 		case 0:
 			op_pd(t);
 			break;
@@ -521,6 +589,9 @@ static void *run(void *arg)
 			break;
 		case 14:
 			op_mcast(t);
+			break;
+		case 15:
+			op_mw(t);
 			break;
 		default:
 			op_poll(t);
@@ -640,6 +711,8 @@ int main(int argc, char **argv)
 		pthread_rwlock_init(&qps[i].lock, NULL);
 	for (i = 0; i < NMR; i++)
 		pthread_rwlock_init(&mrs[i].lock, NULL);
+	for (i = 0; i < NMW; i++)
+		pthread_rwlock_init(&mws[i].lock, NULL);
 
 	for (i = 0; i < nthreads; i++) {
 		th[i].id = i;

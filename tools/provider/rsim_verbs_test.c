@@ -1600,8 +1600,8 @@ static int sq_bad_slot(struct rq_env *e, struct rsim_uswqe *s)
 }
 
 /*
- * Send queues through the provider: posts before RTS, and a bind (which
- * the device has not), EINVAL either way; a WRITE to itself. With
+ * Send queues through the provider: posts before RTS, and a bind that
+ * names no window, EINVAL either way; a WRITE to itself. With
  * mapped rings, a send ring the test writes itself: a WR with an opcode
  * no ring may carry (IB_WR_REG_MR's) and one with more SGEs than the
  * QP's complete in error; a producer index beyond the queue's room raises
@@ -1672,6 +1672,114 @@ static void sq_rings(struct rq_env *e, bool mapped)
 	rq_destroy_qp(e);
 }
 
+/* one signaled WRITE of @len bytes from the start of the buffer */
+static int mw_write(struct rq_env *e, uint32_t lkey, uint32_t rkey,
+		    void *to, uint32_t len, int want)
+{
+	const int st[] = { want };
+	static const uint64_t id[] = { 13 };
+	struct ibv_sge sge = { .addr = (uintptr_t)e->buf, .length = len,
+			       .lkey = lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 13, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma.remote_addr = (uintptr_t)to, .wr.rdma.rkey = rkey,
+	}, *bad;
+
+	return ibv_post_send(e->qp, &wr, &bad) ?: rq_expect(e, 1, id, st);
+}
+
+/*
+ * Memory windows (type 1 and 2B), bound through the send ring: the
+ * capability bits and ibv_alloc_mw() say so only with mapped send
+ * queues (EOPNOTSUPP without); a type that is not 1 or 2 is EINVAL. A
+ * type 1 window bound with ibv_bind_mw() takes the next rkey and lets a
+ * WRITE through; its MR cannot be deregistered while it is bound
+ * (EBUSY), and can once it is deallocated. A type 2 bind past the end of
+ * its MR completes with IBV_WC_MW_BIND_ERR and the QP is in error.
+ */
+static void mw_rules(struct rq_env *e, bool mapped)
+{
+	static const uint64_t id11[] = { 11 }, id12[] = { 12 };
+	static const int ok[] = { IBV_WC_SUCCESS };
+	static const int bind_err[] = { IBV_WC_MW_BIND_ERR };
+	const unsigned int caps = IBV_DEVICE_MEM_WINDOW |
+				  IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+	unsigned char *win = e->buf + MR_LEN / 2;
+	struct ibv_device_attr_ex ax;
+	struct ibv_mw *mw1, *mw2;
+	struct ibv_mw_bind b = {
+		.wr_id = 11, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .addr = (uintptr_t)win, .length = 4096,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE },
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 12, .opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_mr *mr;
+	uint32_t old;
+	int ret;
+
+	ret = ibv_query_device_ex(ctx, NULL, &ax) ? errno :
+	      (ax.orig_attr.device_cap_flags & caps) != (mapped ? caps : 0) ||
+	      !ax.orig_attr.max_mw != !mapped ? EIO : 0;
+	expect("mw", "caps", ret, 0);
+	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	if (!mapped) {
+		expect("mw", "alloc_without_rings", mw1 ? 0 : errno,
+		       EOPNOTSUPP);
+		if (mw1)
+			ibv_dealloc_mw(mw1);
+		return;
+	}
+	if (!mw1)
+		return fail("mw", "alloc type 1");
+	mw2 = ibv_alloc_mw(pd, 3);
+	expect("mw", "alloc_type_3", mw2 ? 0 : errno, EINVAL);
+	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	if (!mw2 || reg_mr(pd, e->buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_MW_BIND, &mr) ||
+	    sq_qp(e)) {
+		fail("mw", "setup");
+		goto out;
+	}
+
+	b.bind_info.mr = mr;
+	old = mw1->rkey;
+	ret = ibv_bind_mw(e->qp, mw1, &b) ?: rq_expect(e, 1, id11, ok);
+	if (!ret && mw1->rkey == old)
+		ret = EIO;
+	expect("mw", "bind_type_1", ret, 0);
+	memset(win, 0, 4096);
+	ret = mw_write(e, mr->lkey, mw1->rkey, win, 4096, IBV_WC_SUCCESS);
+	if (!ret && memcmp(e->buf, win, 4096))
+		ret = EIO;
+	expect("mw", "write_through_type_1", ret, 0);
+	expect("mw", "dereg_mr_window_bound", ibv_dereg_mr(mr), EBUSY);
+
+	/* type 2, bound with a send WR: one byte past the MR */
+	wr.bind_mw.mw = mw2;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw2->rkey);
+	wr.bind_mw.bind_info = b.bind_info;
+	wr.bind_mw.bind_info.addr = (uintptr_t)e->buf + MR_LEN - 4095;
+	ret = ibv_post_send(e->qp, &wr, &bad) ?:
+	      rq_expect(e, 1, id12, bind_err);
+	if (!ret && rq_state(e->qp) != IBV_QPS_ERR)
+		ret = EIO;
+	expect("mw", "bind_type_2_beyond_mr", ret, 0);
+
+	expect("mw", "dealloc_bound", ibv_dealloc_mw(mw1), 0);
+	mw1 = NULL;
+	expect("mw", "dereg_mr_window_gone", ibv_dereg_mr(mr), 0);
+out:
+	rq_destroy_qp(e);
+	if (mw2)
+		ibv_dealloc_mw(mw2);
+	if (mw1)
+		ibv_dealloc_mw(mw1);
+}
+
 /*
  * Receive queues through the provider: mapped rings unless RSIM_NO_MAP=1
  * (the kernel's post commands), the same errnos either way
@@ -1702,6 +1810,7 @@ static void recv_rings(void)
 	if (!no_map || strcmp(no_map, "1"))
 		rq_hostile(&e);
 	sq_rings(&e, !no_map || strcmp(no_map, "1"));
+	mw_rules(&e, !no_map || strcmp(no_map, "1"));
 out:
 	rq_destroy_qp(&e);
 	if (e.mr)

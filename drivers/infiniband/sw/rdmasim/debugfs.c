@@ -77,6 +77,7 @@ static const char * const rsim_dp_op_names[RSIM_OP_NR] = {
 	[RSIM_OP_ATOMIC] = "atomic",
 	[RSIM_OP_REG_MR] = "reg_mr",
 	[RSIM_OP_LOCAL_INV] = "local_inv",
+	[RSIM_OP_BIND_MW] = "bind_mw",
 };
 
 static int rsim_datapath_show(struct seq_file *m, void *unused)

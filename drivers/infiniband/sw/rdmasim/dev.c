@@ -36,6 +36,7 @@ const struct rsim_limits rsim_default_limits = {
 		[RSIM_RES_DMAH] = 1024,
 		[RSIM_RES_SRQ] = 1024,
 		[RSIM_RES_DM] = 256,
+		[RSIM_RES_MW] = 16384,
 	},
 	.max_cqe = 32768,
 	.max_qp_wr = 4096,
@@ -59,6 +60,7 @@ static const char * const rsim_res_names[RSIM_RES_NR] = {
 	[RSIM_RES_DMAH] = "dmah",
 	[RSIM_RES_SRQ] = "srq",
 	[RSIM_RES_DM] = "dm",
+	[RSIM_RES_MW] = "mw",
 };
 
 /**
@@ -149,7 +151,9 @@ static int rsim_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY | IBK_SG_GAPS_REG |
 				 IBK_BLOCK_MULTICAST_LOOPBACK;
 	/* a device "rdma link add" made, "rdma link del" removes */
@@ -161,6 +165,7 @@ static int rsim_query_device(struct ib_device *ibdev,
 	attr->max_cq = lim->max_res[RSIM_RES_CQ];
 	attr->max_cqe = lim->max_cqe;
 	attr->max_mr = lim->max_res[RSIM_RES_MR];
+	attr->max_mw = lim->max_res[RSIM_RES_MW];
 	attr->max_pd = lim->max_res[RSIM_RES_PD];
 	attr->max_qp_rd_atom = lim->max_qp_rd_atom;
 	attr->max_qp_init_rd_atom = lim->max_qp_init_rd_atom;
@@ -690,6 +695,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 	ib_set_device_ops(&rsim->ibdev, &rsim_dev_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_pd_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_mr_ops);
+	ib_set_device_ops(&rsim->ibdev, &rsim_mw_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_cq_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_qp_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_srq_ops);

@@ -303,11 +303,17 @@ static const u32 rsim_rnr_usec[32] = {
 
 /* ---- a checked copy, page by page ---- */
 
-/* Is the registration a range was checked against still there? */
+/*
+ * Is the registration a range was checked against still there, and the
+ * window it was checked through still bound as it was? The MR's lock is
+ * held, under which a window's generation moves too (mw.c).
+ */
 static bool rsim_ref_live(const struct rsim_mem_ref *ref)
 {
 	return !ref->mr || (ref->mr->state == RSIM_MR_VALID &&
-			    ref->mr->reg.gen == ref->gen);
+			    ref->mr->reg.gen == ref->gen &&
+			    (!ref->mw ||
+			     READ_ONCE(ref->mw->gen) == ref->mw_gen));
 }
 
 /*
@@ -611,7 +617,7 @@ static int rsim_dp_gather(struct rsim_exec *x)
 	for (i = 0; i < wqe->num_sge; i++) {
 		const struct ib_sge *sge = &wqe->sge[i];
 
-		if (rsim_mr_lookup(x->rsim, x->qp->ibqp.pd, sge->lkey, false,
+		if (rsim_mr_lookup(x->rsim, x->qp, sge->lkey, false,
 				   sge->addr, sge->length, access,
 				   &x->qp->lrefs[i]))
 			return IB_WC_LOC_PROT_ERR;
@@ -841,7 +847,7 @@ static int rsim_dp_check_rkey(struct rsim_exec *x)
 		return rsim_dp_resp_fail(x, IB_WC_REM_INV_REQ_ERR,
 					 IB_WC_REM_INV_REQ_ERR);
 	if (!(x->peer_access & need) ||
-	    rsim_mr_lookup(x->prsim, x->peer->ibqp.pd, x->wqe->rkey, true,
+	    rsim_mr_lookup(x->prsim, x->peer, x->wqe->rkey, true,
 			   x->wqe->remote_addr, x->len, need, &x->rref))
 		return rsim_dp_resp_fail(x, IB_WC_REM_ACCESS_ERR,
 					 IB_WC_REM_ACCESS_ERR);
@@ -942,7 +948,7 @@ static int rsim_dp_scatter(struct rsim_exec *x, u64 need)
 	for (i = 0; i < rwqe->num_sge; i++) {
 		const struct ib_sge *sge = &rwqe->sge[i];
 
-		if (rsim_mr_lookup(x->prsim, x->peer->ibqp.pd, sge->lkey, false,
+		if (rsim_mr_lookup(x->prsim, x->peer, sge->lkey, false,
 				   sge->addr, sge->length,
 				   IB_ACCESS_LOCAL_WRITE, &x->qp->rrefs[i]))
 			return rsim_dp_resp_fail(x, IB_WC_LOC_PROT_ERR,
@@ -1490,7 +1496,9 @@ static int rsim_dp_exec(struct rsim_exec *x)
 		return rsim_mr_fast_reg(x->rsim, x->qp->ibqp.pd, wqe->mr,
 					wqe->key, wqe->access);
 	case IB_WR_LOCAL_INV:
-		return rsim_mr_invalidate(x->rsim, x->qp->ibqp.pd, wqe->inv);
+		return rsim_mr_invalidate(x->rsim, x->qp, wqe->inv, false);
+	case IB_WR_BIND_MW:
+		return rsim_mw_bind(x->rsim, x->qp, &wqe->bind);
 	default:
 		break;
 	}
@@ -1523,7 +1531,7 @@ static int rsim_dp_exec(struct rsim_exec *x)
 	if (ret)
 		return ret;
 	if (wqe->opcode == IB_WR_SEND_WITH_INV &&
-	    rsim_mr_invalidate(x->prsim, x->peer->ibqp.pd, wqe->inv))
+	    rsim_mr_invalidate(x->prsim, x->peer, wqe->inv, true))
 		return rsim_dp_resp_fail(x, IB_WC_REM_INV_REQ_ERR,
 					 IB_WC_REM_INV_REQ_ERR);
 	if (x->took) {
@@ -1554,6 +1562,8 @@ static enum rsim_dp_op rsim_dp_op_of(enum ib_wr_opcode op)
 		return RSIM_OP_REG_MR;
 	case IB_WR_LOCAL_INV:
 		return RSIM_OP_LOCAL_INV;
+	case IB_WR_BIND_MW:
+		return RSIM_OP_BIND_MW;
 	default:
 		return RSIM_OP_SEND;
 	}
@@ -1566,7 +1576,8 @@ static void rsim_dp_count(struct rsim_exec *x, int status,
 	struct rsim_port_counters *c = &did->port;
 	u64 pkts = rsim_dp_pkts(x);
 	bool data = x->wqe->opcode != IB_WR_REG_MR &&
-		    x->wqe->opcode != IB_WR_LOCAL_INV;
+		    x->wqe->opcode != IB_WR_LOCAL_INV &&
+		    x->wqe->opcode != IB_WR_BIND_MW;
 	unsigned int i;
 
 	did->wqes++;

@@ -104,7 +104,13 @@ err_res_put:
 	return ERR_PTR(err);
 }
 
-static void rsim_mr_put(struct rsim_mr *mr)
+/**
+ * rsim_mr_put() - drop a reference from rsim_mr_get() (or a checked range)
+ * @mr: the MR
+ *
+ * Context: any but hard IRQ.
+ */
+void rsim_mr_put(struct rsim_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref)) {
 		kvfree(mr->umtt);
@@ -692,6 +698,14 @@ static struct ib_mr *rsim_rereg_user_mr(struct ib_mr *ibmr, int flags,
 	}
 
 	spin_lock_bh(&mr->lock);
+	if (mr->nmw) {
+		/* windows are bound to the registration as it is */
+		spin_unlock_bh(&mr->lock);
+		if (umem)
+			rsim_umem_release(umem);
+		kvfree(mtt);
+		return ERR_PTR(-EBUSY);
+	}
 	if (repin) {
 		old_umem = mr->umem;
 		old_mtt = mr->umtt;
@@ -730,17 +744,29 @@ static bool rsim_mr_is_fast_reg(const struct rsim_mr *mr)
 	return mr->type == IB_MR_TYPE_MEM_REG || mr->type == IB_MR_TYPE_SG_GAPS;
 }
 
-/* the MR a key names, whatever its variant, held; NULL if none */
-static struct rsim_mr *rsim_mr_get(struct rsim_dev *rsim, u32 key)
+/**
+ * rsim_mr_get() - the MR a key names, whatever its variant, held
+ * @rsim: device
+ * @key: an lkey or rkey
+ *
+ * Context: process or softirq; takes the key table's lock with BH off.
+ * Return: the MR, or NULL if the key names none (a memory window's key
+ * names none: mw.c).
+ */
+struct rsim_mr *rsim_mr_get(struct rsim_dev *rsim, u32 key)
 {
-	struct rsim_mr *mr;
+	struct rsim_mr *mr = NULL;
+	void *entry;
 
 	if (!RSIM_KEY_INDEX(key))
 		return NULL;
 	xa_lock_bh(&rsim->mr_xa);
-	mr = xa_load(&rsim->mr_xa, RSIM_KEY_INDEX(key));
-	if (mr && !refcount_inc_not_zero(&mr->ref))
-		mr = NULL;
+	entry = xa_load(&rsim->mr_xa, RSIM_KEY_INDEX(key));
+	if (entry && !xa_pointer_tag(entry)) {
+		mr = entry;
+		if (!refcount_inc_not_zero(&mr->ref))
+			mr = NULL;
+	}
 	xa_unlock_bh(&rsim->mr_xa);
 	return mr;
 }
@@ -812,28 +838,40 @@ out_put:
 /**
  * rsim_mr_invalidate() - execute LOCAL_INV, or SEND_WITH_INV at the responder
  * @rsim: device
- * @pd: the executing QP's PD
- * @key: the key to invalidate: a valid fast-registration MR's key,
- *	variant included
+ * @qp: the executing QP (the responder, for @remote)
+ * @key: the key to invalidate, variant included: a valid
+ *	fast-registration MR's with no window bound, or a bound type 2
+ *	window's (mw.c)
+ * @remote: SEND_WITH_INV: a window must be bound to @qp
  *
- * When this returns, no access checked against the registration reads or
- * writes its memory any more.
+ * When this returns, no access checked against the registration (or the
+ * window) reads or writes its memory any more.
  *
  * Context: process or softirq; takes the MR's lock with BH off.
  * Return: IB_WC_SUCCESS, or IB_WC_LOC_QP_OP_ERR (no such key, another
- * variant, not a fast-registration MR, another PD, or not valid).
+ * variant, not a fast-registration MR, another PD, not valid, windows
+ * bound to it; a window of type 1, not bound, or bound to another QP).
  */
-enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
-				     u32 key)
+enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim,
+				     const struct rsim_qp *qp, u32 key,
+				     bool remote)
 {
 	struct rsim_mr *mr = rsim_mr_get(rsim, key);
 	enum ib_wc_status status = IB_WC_LOC_QP_OP_ERR;
+	struct rsim_mw *mw;
 
-	if (!mr)
+	if (!mr) {
+		mw = rsim_mw_get(rsim, key);
+		if (!mw)
+			return status;
+		if (!rsim_mw_invalidate(mw, qp, key, remote))
+			status = IB_WC_SUCCESS;
+		rsim_mw_put(mw);
 		return status;
+	}
 	spin_lock_bh(&mr->lock);
-	if (rsim_mr_is_fast_reg(mr) && mr->ibmr.pd == pd &&
-	    mr->state == RSIM_MR_VALID && mr->reg.key == key) {
+	if (rsim_mr_is_fast_reg(mr) && mr->ibmr.pd == qp->ibqp.pd &&
+	    mr->state == RSIM_MR_VALID && mr->reg.key == key && !mr->nmw) {
 		mr->state = RSIM_MR_FREE;
 		mr->reg.gen++;
 		status = IB_WC_SUCCESS;
@@ -846,27 +884,32 @@ enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
 /**
  * rsim_mr_lookup() - check an access to registered memory
  * @rsim: device
- * @pd: the accessing QP's PD
- * @key: lkey (local) or rkey (@remote)
+ * @qp: the accessing QP
+ * @key: lkey (local) or rkey (@remote): an MR's, or a bound memory
+ *	window's (remote only; mw.c)
  * @remote: @key is an rkey; the local DMA lkey is not one
  * @addr: first address
  * @len: bytes; a zero-length access is not checked at all
  * @access: IB_ACCESS_* the access needs (0 for a local read)
  * @ref: the checked range, on success; release with rsim_mr_refs_put()
  *
- * The key must name a valid MR of this device, variant included, in @pd,
- * whose registration grants @access and contains [@addr, @addr + @len).
+ * The key must name a valid MR of this device, variant included, in the
+ * QP's PD, whose registration grants @access and contains
+ * [@addr, @addr + @len); or a window bound so (rsim_mw_lookup()).
  *
  * Context: process or softirq.
  * Return: 0 or -EACCES.
  */
-int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
+int rsim_mr_lookup(struct rsim_dev *rsim, const struct rsim_qp *qp, u32 key,
 		   bool remote, u64 addr, u64 len, int access,
 		   struct rsim_mem_ref *ref)
 {
+	struct ib_pd *pd = qp->ibqp.pd;
+	struct rsim_mw *mw;
 	struct rsim_mr *mr;
 	u64 off;
 	bool ok;
+	int err;
 
 	*ref = (struct rsim_mem_ref){ .rsim = rsim, .len = len };
 	/* a zero-length access checks nothing (IBA: no R_Key check) */
@@ -881,8 +924,15 @@ int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
 		return addr + len - 1 < addr ? -EACCES : 0;
 	}
 	mr = rsim_mr_get(rsim, key);
-	if (!mr)
-		return -EACCES;
+	if (!mr) {
+		/* a window's rkey; never an lkey (IBA 10.6.7.2) */
+		mw = remote ? rsim_mw_get(rsim, key) : NULL;
+		if (!mw)
+			return -EACCES;
+		err = rsim_mw_lookup(mw, qp, key, addr, len, access, ref);
+		rsim_mw_put(mw);
+		return err;
+	}
 	spin_lock_bh(&mr->lock);
 	off = addr - mr->reg.iova;
 	ok = mr->state == RSIM_MR_VALID && mr->reg.key == key &&
@@ -914,14 +964,33 @@ void rsim_mr_refs_put(struct rsim_mem_ref *refs, u32 n)
 	for (i = 0; i < n; i++) {
 		if (refs[i].mr)
 			rsim_mr_put(refs[i].mr);
+		if (refs[i].mw)
+			rsim_mw_put(refs[i].mw);
 		refs[i].mr = NULL;
+		refs[i].mw = NULL;
 	}
 }
 
-/* Kernel MRs must never fail dereg: the core has dropped restrack already. */
+/*
+ * Kernel MRs must never fail dereg: the core has dropped restrack already
+ * (no kernel consumer binds windows). A process's MR with windows bound
+ * is refused (IBA 10.6.7.2.6), as rxe refuses it; its windows' dealloc
+ * comes first when the process's objects are torn down, or the core
+ * tries again.
+ */
 static int rsim_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	rsim_mr_free(to_rsim_mr(ibmr));
+	struct rsim_mr *mr = to_rsim_mr(ibmr);
+	bool busy;
+
+	spin_lock_bh(&mr->lock);
+	busy = udata && mr->nmw;
+	if (!busy)
+		mr->state = RSIM_MR_FREE;	/* no bind finds it valid now */
+	spin_unlock_bh(&mr->lock);
+	if (busy)
+		return -EBUSY;
+	rsim_mr_free(mr);
 	return 0;
 }
 

@@ -305,6 +305,7 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	spin_lock_init(&qp->lock);
 	mutex_init(&qp->modify_mutex);
+	qp->serial = atomic64_inc_return(&rsim->qp_serial);
 	refcount_set(&qp->ref, 1);
 	qp->state = IB_QPS_RESET;
 	qp->owner = RSIM_SQ_IDLE;
@@ -494,6 +495,8 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
 		return IB_WC_REG_MR;
 	case IB_WR_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
@@ -1060,6 +1063,28 @@ static u8 *rsim_post_send_user_inline(struct rsim_qp *qp,
 }
 
 /*
+ * A BIND_MW WR (a send ring's only): RC and UC QPs, no data, no inline;
+ * the bind's own rules are the engine's when it executes (mw.c).
+ */
+static int rsim_post_send_bind(struct rsim_qp *qp,
+			       const struct rsim_usq_ib_wr *w,
+			       struct rsim_send_wqe *wqe)
+{
+	enum ib_qp_type t = qp->ibqp.qp_type;
+
+	if ((t != IB_QPT_RC && t != IB_QPT_UC) || w->wr.num_sge ||
+	    (w->wr.send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
+				  IB_SEND_SOLICITED)))
+		return -EINVAL;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = w->wr.wr_id;
+	wqe->opcode = IB_WR_BIND_MW;
+	wqe->send_flags = w->wr.send_flags;
+	wqe->bind = w->bind;
+	return 0;
+}
+
+/*
  * Slot @i of a mapped send queue, copied and checked (usq.c), into the
  * kernel's @wqe: with the post_send command's rules, a UD WR's AH looked
  * up by its number and refused if it is of another PD. A WR that breaks
@@ -1071,29 +1096,30 @@ static bool rsim_post_send_slot(struct rsim_qp *qp, u32 i,
 	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
 	bool ud = rsim_qp_is_ud(qp);
 	struct rsim_usq_ib_wr w;
-	struct rsim_ah *ah;
+	struct rsim_ah *ah = NULL;
 	const u8 *inl;
 	u64 inline_len;
 	int err;
 
 	err = rsim_usq_wr(qp, i, &w, &inl);
-	if (!err && ud) {
-		xa_lock(&rsim->ah_xa);
-		ah = xa_load(&rsim->ah_xa, rsim_usq_ah_num(qp));
-		if (ah && ah->ibah.pd == qp->ibqp.pd) {
-			w.ud.ah = &ah->ibah;
-			err = rsim_post_send_check(qp, &w.wr, &inline_len);
-			if (!err)
-				rsim_post_send_fill(wqe, &w.wr, inline_len, true,
-						    inl);
-		} else {
-			err = -EINVAL;
-		}
-		xa_unlock(&rsim->ah_xa);
+	if (!err && w.wr.opcode == IB_WR_BIND_MW) {
+		err = rsim_post_send_bind(qp, &w, wqe);
 	} else if (!err) {
-		err = rsim_post_send_check(qp, &w.wr, &inline_len);
+		/* the AH under its table's lock, until the WR holds a copy */
+		if (ud) {
+			xa_lock(&rsim->ah_xa);
+			ah = xa_load(&rsim->ah_xa, rsim_usq_ah_num(qp));
+			if (ah && ah->ibah.pd == qp->ibqp.pd)
+				w.ud.ah = &ah->ibah;
+			else
+				err = -EINVAL;
+		}
 		if (!err)
-			rsim_post_send_fill(wqe, &w.wr, inline_len, false, inl);
+			err = rsim_post_send_check(qp, &w.wr, &inline_len);
+		if (!err)
+			rsim_post_send_fill(wqe, &w.wr, inline_len, ud, inl);
+		if (ud)
+			xa_unlock(&rsim->ah_xa);
 	}
 	if (!err)
 		return true;
@@ -1159,9 +1185,7 @@ static int rsim_post_send_ring(struct rsim_qp *qp)
 	}
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->sq.count += k;
-	if (fatal)
-		rsim_qp_error_locked(qp, &n);
-	else if (qp->state == IB_QPS_ERR)
+	if (fatal || qp->state == IB_QPS_ERR)
 		rsim_qp_error_locked(qp, &n);
 	else if (qp->state == IB_QPS_RTS)
 		run = rsim_dp_claim_locked(qp, inl);

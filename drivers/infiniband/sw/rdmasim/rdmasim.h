@@ -74,6 +74,7 @@ struct rsim_qp;
  * @RSIM_RES_DMAH: DMA handles
  * @RSIM_RES_SRQ: shared receive queues
  * @RSIM_RES_DM: device memory allocations (dm.c)
+ * @RSIM_RES_MW: memory windows (mw.c)
  * @RSIM_RES_NR: number of types; keep last
  */
 enum rsim_res_type {
@@ -85,6 +86,7 @@ enum rsim_res_type {
 	RSIM_RES_DMAH,
 	RSIM_RES_SRQ,
 	RSIM_RES_DM,
+	RSIM_RES_MW,
 	RSIM_RES_NR,
 };
 
@@ -311,6 +313,7 @@ struct rsim_port_counters {
  * @RSIM_OP_ATOMIC: CMP_AND_SWP and FETCH_AND_ADD
  * @RSIM_OP_REG_MR: REG_MR (fast registration)
  * @RSIM_OP_LOCAL_INV: LOCAL_INV
+ * @RSIM_OP_BIND_MW: BIND_MW (a memory window bound or unbound, mw.c)
  * @RSIM_OP_NR: number of kinds; keep last
  */
 enum rsim_dp_op {
@@ -321,6 +324,7 @@ enum rsim_dp_op {
 	RSIM_OP_ATOMIC,
 	RSIM_OP_REG_MR,
 	RSIM_OP_LOCAL_INV,
+	RSIM_OP_BIND_MW,
 	RSIM_OP_NR,
 };
 
@@ -398,13 +402,15 @@ struct rsim_sa_port {
  * @port: port state
  * @res: live object counts, one per &enum rsim_res_type
  * @pd_ida: PD numbers
- * @mr_xa: MR index -> &struct rsim_mr (locking: the xarray's own lock,
- *	taken with BH off: the data path looks MRs up from softirq context)
+ * @mr_xa: key index -> &struct rsim_mr, or a &struct rsim_mw tagged
+ *	RSIM_KEY_MW_TAG (locking: the xarray's own lock, taken with BH off:
+ *	the data path looks keys up from softirq context)
  * @mr_next: cursor for cyclic MR index allocation
  * @ah_xa: the AHs of processes with mapped send queues, by the number
  *	their UD WRs name them by (usq.c)
  * @ah_next: cursor for cyclic AH number allocation
  * @key_variant: source of the initial 8-bit key variant
+ * @qp_serial: source of &rsim_qp.serial
  * @qp_xa: QP number -> &struct rsim_qp (locking: the xarray's own lock,
  *	taken with BH off: the data path looks QPs up from softirq context)
  * @qp_next: cursor for cyclic QP number allocation
@@ -448,6 +454,8 @@ struct rsim_sa_port {
  * @mc_ngrps: how many
  * @dead: set by dealloc_driver: the ib_device is unregistered, whoever
  *	unregistered it (main.c reaps the platform device)
+ * @usq_test_hook: KUnit only: called at a send doorbell once a slot of
+ *	the ring is copied, with the slot (the process's memory)
  * @dp_test_hook: KUnit only: called by the engine after a WR executed and
  *	before it completes, on the owner's context with no lock held
  * @dp_leave_hook: KUnit only: called as the owner of a send queue gives
@@ -469,6 +477,7 @@ struct rsim_dev {
 	struct xarray ah_xa;
 	u32 ah_next;
 	atomic_t key_variant;
+	atomic64_t qp_serial;
 	struct xarray qp_xa;
 	u32 qp_next;
 	struct rsim_fault_point fault[RSIM_FAULT_NR];
@@ -501,6 +510,7 @@ struct rsim_dev {
 	u32 mc_ngrps;
 	bool dead;
 #if IS_ENABLED(CONFIG_KUNIT)
+	void (*usq_test_hook)(struct rsim_qp *qp, void *slot);
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
 	void (*dp_leave_hook)(struct rsim_qp *qp);
 	void (*dp_peer_hook)(struct rsim_qp *qp, struct rsim_qp *peer);
@@ -658,6 +668,10 @@ struct rsim_notify {
  *	(identity translation)
  * @gen: the MR's registration generation when the range was checked: a
  *	LOCAL_INV, re-registration or dereg in between makes it stale
+ * @mw: the memory window an rkey named (a reference is held), whose MR is
+ *	@mr, or NULL
+ * @mw_gen: @mw's generation when the range was checked: an invalidation,
+ *	a bind or dealloc in between makes it stale
  * @off: offset of the range from the MR's registered iova
  * @len: bytes
  */
@@ -665,8 +679,28 @@ struct rsim_mem_ref {
 	struct rsim_dev *rsim;
 	struct rsim_mr *mr;
 	u32 gen;
+	struct rsim_mw *mw;
+	u32 mw_gen;
 	u64 off;
 	u64 len;
+};
+
+/**
+ * struct rsim_mw_bind - what a BIND_MW WR asks (a send ring's slot)
+ * @mw_rkey: the window's current rkey
+ * @mr_lkey: the MR to bind it to
+ * @rkey: the window's new rkey (its low 8 bits are the new variant)
+ * @access: IB_ACCESS_* of the window
+ * @addr: first address, in the MR's address space
+ * @length: bytes; 0 unbinds a type 1 window
+ */
+struct rsim_mw_bind {
+	u32 mw_rkey;
+	u32 mr_lkey;
+	u32 rkey;
+	int access;
+	u64 addr;
+	u64 length;
 };
 
 /**
@@ -701,6 +735,7 @@ struct rsim_recv_wqe {
  * @ah: UD: the address vector of ud_wr(wr)->ah, copied when posted
  * @remote_qpn: UD: destination QP
  * @remote_qkey: UD: Q_Key (high bit set: the sending QP's own)
+ * @bind: BIND_MW (a mapped send queue's only): the window and its range
  * @bad: a mapped send queue's WR that broke a posting rule (usq.c): it
  *	completes with IB_WC_LOC_QP_OP_ERR when it reaches the head
  * @sge: gather list, or the inline data
@@ -724,6 +759,7 @@ struct rsim_send_wqe {
 	struct rdma_ah_attr ah;
 	u32 remote_qpn;
 	u32 remote_qkey;
+	struct rsim_mw_bind bind;
 	bool bad;
 	struct ib_sge sge[];
 };
@@ -812,6 +848,7 @@ enum rsim_sq_owner {
  *	@steer_cpu
  * @modify_mutex: serializes modify_qp calls, so that none overtakes a
  *	transition to RESET while it waits for the send queue's owner
+ * @serial: never reused on the device (a type 2 window names its QP by it)
  * @ref: lookups by QP number hold a reference (the data path while it
  *	touches this QP as responder, a poster waking this QP's RNR wait);
  *	destroy_qp drops the initial one and waits for 0
@@ -857,6 +894,7 @@ struct rsim_qp {
 	struct ib_qp ibqp;
 	spinlock_t lock;	/* protects state, attr, sq, rq, owner, ... */
 	struct mutex modify_mutex;	/* serializes modify_qp */
+	u64 serial;
 	refcount_t ref;
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;
@@ -927,7 +965,7 @@ struct rsim_mr_hints {
  * struct rsim_mr - memory region
  * @ibmr: core object
  * @rsim: owning device
- * @lock: protects @state and @reg; the data path holds it while it
+ * @lock: protects @state, @reg and @nmw; the data path holds it while it
  *	copies a chunk (at most 64 KiB) to or from the MR, so that once
  *	LOCAL_INV, REG_MR or dereg has held it, no access checked against
  *	the old registration writes or reads any more
@@ -961,11 +999,13 @@ struct rsim_mr_hints {
  * @reg.pages: @reg.mtt holds pages, not DMA addresses (see dp.c's
  *	rsim_ref_map())
  * @reg.mtt: translation; NULL for DMA MRs (identity)
+ * @nmw: memory windows bound to it (mw.c): while there are any, it cannot
+ *	be invalidated, re-registered or deregistered
  */
 struct rsim_mr {
 	struct ib_mr ibmr;
 	struct rsim_dev *rsim;
-	spinlock_t lock;	/* protects state, reg; see above */
+	spinlock_t lock;	/* protects state, reg, nmw; see above */
 	refcount_t ref;
 	enum ib_mr_type type;
 	enum rsim_mr_state state;
@@ -992,6 +1032,56 @@ struct rsim_mr {
 		bool pages;
 		struct rsim_mr_seg *mtt;
 	} reg;
+	u32 nmw;
+};
+
+/**
+ * struct rsim_mw - a memory window (mw.c), the device's side of it
+ * @rsim: owning device
+ * @ibmw: the core's object; NULL once deallocated (the data path may
+ *	hold this struct a little longer)
+ * @lock: protects @state, @mr, @rkey, @addr, @length, @access and
+ *	@qp_serial; @gen is written under it and under the bound MR's lock,
+ *	so that the data path reads it under either (taken before any MR's
+ *	lock)
+ * @ref: the data path's references (&struct rsim_mem_ref) plus one
+ *	dropped by dealloc; the last one frees it
+ * @type: IB_MW_TYPE_1 or IB_MW_TYPE_2 (2B: bound to a QP)
+ * @pd: its PD
+ * @index: key index, in the MRs' key space
+ * @bound: bound to @mr; a type 2 window is FREE when it is not
+ * @dead: deallocated
+ * @gen: bumped by every bind, invalidation and dealloc
+ * @rkey: the current rkey
+ * @mr: the MR it is bound to (a reference held, counted in its @nmw)
+ * @addr: first address of the window
+ * @length: bytes
+ * @access: IB_ACCESS_REMOTE_* it grants
+ * @qp_serial: type 2: the &rsim_qp.serial of the QP it is bound to
+ */
+struct rsim_mw {
+	struct rsim_dev *rsim;
+	struct ib_mw *ibmw;
+	spinlock_t lock;	/* protects the binding; BH off; see above */
+	refcount_t ref;
+	enum ib_mw_type type;
+	struct ib_pd *pd;
+	u32 index;
+	bool bound;
+	bool dead;
+	u32 gen;
+	u32 rkey;
+	struct rsim_mr *mr;
+	u64 addr;
+	u64 length;
+	int access;
+	u64 qp_serial;
+};
+
+/* the core's memory window: the device's side is allocated apart */
+struct rsim_ibmw {
+	struct ib_mw ibmw;
+	struct rsim_mw *mw;
 };
 
 static inline struct rsim_dev *to_rsim_dev(struct ib_device *ibdev)
@@ -1281,12 +1371,27 @@ void rsim_mr_init(struct rsim_dev *rsim);
 void rsim_mr_exit(struct rsim_dev *rsim);
 enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
 				   struct ib_mr *ibmr, u32 key, int access);
-enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim, struct ib_pd *pd,
-				     u32 key);
-int rsim_mr_lookup(struct rsim_dev *rsim, struct ib_pd *pd, u32 key,
+enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim,
+				     const struct rsim_qp *qp, u32 key,
+				     bool remote);
+int rsim_mr_lookup(struct rsim_dev *rsim, const struct rsim_qp *qp, u32 key,
 		   bool remote, u64 addr, u64 len, int access,
 		   struct rsim_mem_ref *ref);
 void rsim_mr_refs_put(struct rsim_mem_ref *refs, u32 n);
+struct rsim_mr *rsim_mr_get(struct rsim_dev *rsim, u32 key);
+void rsim_mr_put(struct rsim_mr *mr);
+
+/* mw.c */
+extern const struct ib_device_ops rsim_mw_ops;
+#define RSIM_KEY_MW_TAG		1	/* a memory window's entry in mr_xa */
+struct rsim_mw *rsim_mw_get(struct rsim_dev *rsim, u32 key);
+void rsim_mw_put(struct rsim_mw *mw);
+enum ib_wc_status rsim_mw_bind(struct rsim_dev *rsim, const struct rsim_qp *qp,
+			       const struct rsim_mw_bind *b);
+int rsim_mw_invalidate(struct rsim_mw *mw, const struct rsim_qp *qp,
+		       u32 key, bool remote);
+int rsim_mw_lookup(struct rsim_mw *mw, const struct rsim_qp *qp, u32 key,
+		   u64 addr, u64 len, int access, struct rsim_mem_ref *ref);
 
 /* cq.c */
 extern const struct ib_device_ops rsim_cq_ops;
@@ -1353,6 +1458,7 @@ struct rsim_usq_resp;
  * @atomic: as an atomic WR
  * @ud: as a UD WR
  * @sge: the SGE an inline WR's data is described by
+ * @bind: a BIND_MW WR's fields (the kernel's send WRs have none)
  */
 struct rsim_usq_ib_wr {
 	union {
@@ -1362,6 +1468,7 @@ struct rsim_usq_ib_wr {
 		struct ib_ud_wr ud;
 	};
 	struct ib_sge sge;
+	struct rsim_mw_bind bind;
 };
 
 int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,

@@ -122,7 +122,10 @@ u32 rsim_usq_prod(struct rsim_wq *sq)
 	return smp_load_acquire(&rsim_usq_hdr(sq)->prod);
 }
 
-/* IBV_WR_* a ring may carry: the post_send command's (no bind yet) */
+/*
+ * IBV_WR_* a ring may carry: the post_send command's, and the memory
+ * window operations, which that command cannot carry (mw.c)
+ */
 static bool rsim_usq_opcode_ok(u32 op)
 {
 	switch (op) {
@@ -134,6 +137,8 @@ static bool rsim_usq_opcode_ok(u32 op)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+	case IB_WR_BIND_MW:
 		return true;
 	default:
 		return false;
@@ -161,8 +166,8 @@ enum ib_wr_opcode rsim_usq_opcode_or_send(u32 op)
  *
  * The slot is read once, into @qp->sq.uslot; only the copy is looked at.
  * The checks here are the ring's own (opcode, reserved fields, sizes);
- * the caller applies the post_send command's after. A UD WR's AH is not
- * looked up here.
+ * the caller applies the post_send command's after (a bind's, its own).
+ * A UD WR's AH is not looked up here.
  *
  * Context: process.
  * Return: 0, or -EINVAL with @w->wr.wr_id set (the WR completes in error).
@@ -174,8 +179,15 @@ int rsim_usq_wr(struct rsim_qp *qp, u32 i, struct rsim_usq_ib_wr *w,
 	struct rsim_uswqe *s = sq->uslot;
 	bool inline_wr;
 
-	memcpy(s, sq->umap->vaddr + RSIM_URING_SLOTS +
-		  (size_t)(i & (sq->nslots - 1)) * sq->ustride, sq->ustride);
+	void *slot = sq->umap->vaddr + RSIM_URING_SLOTS +
+		     (size_t)(i & (sq->nslots - 1)) * sq->ustride;
+
+	memcpy(s, slot, sq->ustride);
+#if IS_ENABLED(CONFIG_KUNIT)
+	/* a process writing the slot again, now: the copy is what counts */
+	if (to_rsim_dev(qp->ibqp.device)->usq_test_hook)
+		to_rsim_dev(qp->ibqp.device)->usq_test_hook(qp, slot);
+#endif
 	memset(w, 0, sizeof(*w));
 	w->wr.wr_id = s->wr_id;
 	w->wr.opcode = s->opcode;
@@ -192,6 +204,7 @@ int rsim_usq_wr(struct rsim_qp *qp, u32 i, struct rsim_usq_ib_wr *w,
 		w->wr.ex.imm_data = (__force __be32)s->ex;
 		break;
 	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
 		w->wr.ex.invalidate_rkey = s->ex;
 		break;
 	default:
@@ -215,6 +228,22 @@ int rsim_usq_wr(struct rsim_qp *qp, u32 i, struct rsim_usq_ib_wr *w,
 		w->atomic.compare_add = s->wr.atomic.compare_add;
 		w->atomic.swap = s->wr.atomic.swap;
 		w->atomic.rkey = s->wr.atomic.rkey;
+		break;
+	case IB_WR_BIND_MW:
+		if (s->num_sge || s->inline_len || inline_wr)
+			return -EINVAL;
+		w->bind = (struct rsim_mw_bind){
+			.mw_rkey = s->wr.bind.mw_rkey,
+			.mr_lkey = s->wr.bind.mr_lkey,
+			.rkey = s->wr.bind.rkey,
+			.access = s->wr.bind.access,
+			.addr = s->wr.bind.addr,
+			.length = s->wr.bind.length,
+		};
+		break;
+	case IB_WR_LOCAL_INV:
+		if (s->num_sge || s->inline_len || inline_wr)
+			return -EINVAL;
 		break;
 	default:
 		if (rsim_qp_is_ud(qp)) {
