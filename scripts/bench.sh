@@ -12,7 +12,11 @@
 #  - ibv_rc_pingpong between two processes with completion events (-e),
 #    64 bytes, on rdmasim0 and rxe0 (scripts/guest/bench-pingpong.sh):
 #    microseconds per round trip (median of five pairs, fastest and
-#    slowest), with ratios against rdmasim0.
+#    slowest), with ratios against rdmasim0;
+#  - perftest's ib_write_lat, ib_send_lat, ib_write_bw (64 KiB) and
+#    ib_send_bw (8 bytes) on rdmasim0 with and without its mapped queues
+#    (RSIM_NO_MAP=1) and rxe0 (scripts/guest/bench-perftest.sh), with the
+#    provider's system calls per message.
 # Never fails on speed. Uses lib.sh's RSIM_TOP and RSIM_OUT, and
 # lib-kernel.sh's rsim_uml_ready.
 set -euo pipefail
@@ -47,5 +51,46 @@ awk '/RSIM-BENCH pingpong / {
 		else
 			printf "  %-10s %9.2f us per round trip  %7.1fx rdmasim0  (%.0f-%.0f)\n",
 			       d[i], v[i], ref + 0 ? v[i] / ref : 0, lo[i], hi[i]
+}' "$RSIM_OUT/uml-bench.log"
+echo "where an 8-byte RDMA WRITE's time goes (rsim_cost, one CPU, ns; the"
+echo "median of five rounds): a null system call, a send doorbell, and a"
+echo "whole signaled WRITE of a QP to itself with its completion polled:"
+awk '/RSIM-BENCH cost / {
+	for (i = 1; i <= NF; i++) if ($i == "cost") at = i
+	if ($(at + 2) == "failed") { print "  " $(at + 1) " failed"; next }
+	printf "  %-10s %-7s syscall %6d  doorbell %6d  write8 %6d\n",
+	       $(at + 1), $(at + 2), $(at + 4), $(at + 6), $(at + 8)
+}' "$RSIM_OUT/uml-bench.log"
+echo "perftest, two processes over the loopback, each busy-polling on its"
+echo "own CPU; median of three runs (lowest-highest); \"better\" is how many"
+echo "times better than rxe0 and than rdmasim0 with RSIM_NO_MAP=1 (>1: better):"
+awk '/RSIM-BENCH perftest / && !/: / {
+	for (i = 1; i <= NF; i++) if ($i == "perftest") at = i
+	t = $(at + 1); d = $(at + 2)
+	if (!(t in seen)) { seen[t] = 1; order[++nt] = t }
+	dev[t, d] = 1; devs[t] = devs[t] " " d
+	v[t, d] = $(at + 3); lo[t, d] = $(at + 4); hi[t, d] = $(at + 5)
+}
+/RSIM-BENCH syscalls / {
+	for (i = 1; i <= NF; i++) if ($i == "syscalls") at = i
+	sc[$(at + 1)] = sprintf("rdmasim0 system calls: %s doorbells per message, %s poll and %s post commands", $(at + 3), $(at + 5), $(at + 7))
+}
+END {
+	for (k = 1; k <= nt; k++) {
+		t = order[k]; lat = t ~ /_lat$/
+		unit = lat ? "us" : t == "ib_write_bw" ? "MB/s" : "Mpps"
+		printf "  %s (%s%s)\n", t, unit, lat ? ", lower is better" : ""
+		n = split(devs[t], ds, " ")
+		for (j = 1; j <= n; j++) {
+			d = ds[j]
+			if (v[t, d] == "failed") { printf "    %-15s failed\n", d; continue }
+			r = v[t, "rxe0"] + 0; m = v[t, "rdmasim0-nomap"] + 0; x = v[t, d] + 0
+			br = (r && x) ? (lat ? r / x : x / r) : 0
+			bm = (m && x) ? (lat ? m / x : x / m) : 0
+			printf "    %-15s %10.2f  (%.2f-%.2f)  %6.2fx rxe0  %6.2fx no-map\n",
+			       d, x, lo[t, d], hi[t, d], br, bm
+		}
+		if (t in sc) printf "    %s\n", sc[t]
+	}
 }' "$RSIM_OUT/uml-bench.log"
 stage "bench done (console: $RSIM_OUT/uml-bench.log)"

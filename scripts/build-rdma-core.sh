@@ -185,10 +185,10 @@ rsim_rdma_core_build() {
 	stage "rdma-core $RSIM_RDMA_CORE_VER built in $(( $(date +%s) - t0 )) s"
 }
 
-# perftest's programs built (the make check boots run ib_write_bw -R;
-# the rest are cheap): sid's perftest, whose rdma_cm mode takes an IPv6
+# perftest's programs built (the make check boots run ib_write_bw -R,
+# make bench the latencies and bandwidths; the rest are cheap): sid's perftest, whose rdma_cm mode takes an IPv6
 # address (--ipv6-addr; Debian 12's 4.5 resolves IPv4 only)
-RSIM_PERFTEST_PROGS="ib_write_bw ib_read_bw ib_send_bw"
+RSIM_PERFTEST_PROGS="ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat"
 
 # rsim_perftest: sid's newest perftest, unpacked once into
 # <rdma-core dir>/perftest-<version>/src and built out of tree in its

@@ -118,12 +118,15 @@ struct rsim_urwqe {
 	struct rsim_usge sge[];
 };
 
-/* a receive ring, in create_qp's and create_srq's driver response */
-struct rsim_urq_resp {
+/*
+ * A work queue's ring (receive or send), in create_qp's and create_srq's
+ * driver response
+ */
+struct rsim_uwq_resp {
 	__aligned_u64 mmap_offset;	/* the ring, on the uverbs fd */
 	__u32 mmap_len;			/* bytes; 0: no ring */
 	__u32 nslots;			/* a power of two */
-	__u32 max_wr;			/* at most this many posted at once */
+	__u32 max_wr;			/* at most this many outstanding */
 	__u32 stride;			/* bytes per slot */
 };
 
@@ -177,19 +180,10 @@ struct rsim_uswqe {
 	struct rsim_usge sge[];
 };
 
-/* a send ring, in create_qp's driver response */
-struct rsim_usq_resp {
-	__aligned_u64 mmap_offset;	/* the ring, on the uverbs fd */
-	__u32 mmap_len;			/* bytes; 0: no ring */
-	__u32 nslots;			/* a power of two */
-	__u32 max_wr;			/* at most this many outstanding */
-	__u32 stride;			/* bytes per slot */
-};
-
 /* create_qp's driver response for a context with mapped queues */
 struct rsim_create_qp_resp {
-	struct rsim_urq_resp rq;	/* none for a QP of an SRQ */
-	struct rsim_usq_resp sq;	/* RSIM_UCTX_MAP_SQ */
+	struct rsim_uwq_resp rq;	/* none for a QP of an SRQ */
+	struct rsim_uwq_resp sq;	/* RSIM_UCTX_MAP_SQ */
 };
 
 /*
@@ -204,7 +198,7 @@ struct rsim_create_ah_resp {
 
 /* create_srq's driver response for a context with mapped queues */
 struct rsim_create_srq_resp {
-	struct rsim_urq_resp rq;
+	struct rsim_uwq_resp rq;
 };
 
 #endif /* RDMASIM_ABI_H */

@@ -277,13 +277,17 @@ mutant() {
 
 # Figures, not tests (make bench): the PUDA pool, then the data path's
 # fast-registration cycle on every device in the same boot, then
-# ibv_rc_pingpong's latency with completion events on rdmasim0 and rxe0.
+# ibv_rc_pingpong's latency with completion events and perftest's
+# latencies and bandwidths on rdmasim0 (with and without mapped queues)
+# and rxe0.
 if wants bench; then
 	insmod "$RSIM_MODDIR/tools/bench/rdmasim_bench.ko"
 	conformance CONF "${RSIM_CONF_ARGS:-suites=bench}"
 	if [ -n "${RSIM_RDMA_CORE_ENV:-}" ]; then
 		# shellcheck source=bench-pingpong.sh
 		. "$RSIM_TOP/scripts/guest/bench-pingpong.sh"
+		# shellcheck source=bench-perftest.sh
+		. "$RSIM_TOP/scripts/guest/bench-perftest.sh"
 	fi
 	finish
 fi

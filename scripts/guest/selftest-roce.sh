@@ -72,11 +72,18 @@ perftest_cpu_mhz() {
 # ib_write_bw -R (rdma_cm, --ipv6-addr) as cm_pair <name>, 200 RDMA
 # WRITEs of 64 KiB, the server's command line after <server-prefix>;
 # <dev>'s op_rdma_write must grow by 200. -F: a failed frequency sample
-# (a loaded host) prints no figure rather than failing the run.
+# (a loaded host) prints no figure rather than failing the run. The
+# provider's mapped queues: at least 200 doorbells (perftest posts one WR
+# per call) and no more than the send WRs <dev> executed (the WRITEs,
+# and the SENDs of perftest's rdma_cm handshakes), and no poll, post_send
+# or post_recv command (the datapath counters of <dev>).
 write_bw() {
-	local name="$1" dev="$2" w pt="$RSIM_RDMA_CORE_PERFTEST/ib_write_bw -R --ipv6-addr"
+	local name="$1" dev="$2" w db c x pt="$RSIM_RDMA_CORE_PERFTEST/ib_write_bw -R --ipv6-addr"
 	pt="$pt -F -p $CM_PORT -s 65536 -n 200"
 	kv "$DBG/$dev/datapath" op_rdma_write && w=$val
+	kv "$DBG/$dev/datapath" send_doorbells && db=$val
+	wqes_of "$dev" && x=$val
+	wbw_commands "$dev" && c=$val
 	cm_pair "$name" $CM_PORT "${5:-} $pt $3" "$pt $4" || return 1
 	has_line "/run/$name-cli" " 65536 *200 *" || return 1
 	kv "$DBG/$dev/datapath" op_rdma_write
@@ -84,6 +91,28 @@ write_bw() {
 		echo "$dev: op_rdma_write $w -> $val (200 expected)"
 		return 1
 	}
+	wqes_of "$dev" && x=$((val - x))
+	kv "$DBG/$dev/datapath" send_doorbells
+	if [ "$val" -lt $((db + 200)) ] || [ "$val" -gt $((db + x)) ]; then
+		echo "$dev: send_doorbells $db -> $val (200 to $x expected)"
+		return 1
+	fi
+	wbw_commands "$dev"
+	[ "$val" = "$c" ] || {
+		echo "$dev: poll and post commands $c -> $val (none expected)"
+		return 1
+	}
+}
+
+# wbw_commands dev: <dev>'s poll, post_send and post_recv commands of
+# processes, together, in $val
+wbw_commands() {
+	local n=0 k
+	for k in user_polls user_send_posts user_recv_posts; do
+		kv "$DBG/$1/datapath" $k || return 1
+		n=$((n + val))
+	done
+	val=$n
 }
 
 # no_roce_devices: no RoCE-mode rdmasim device and no platform device of

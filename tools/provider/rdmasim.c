@@ -873,25 +873,36 @@ struct rsim_urq {
 	bool reset;			/* posting is EINVAL (the QP in RESET) */
 };
 
-/* map the ring the kernel made (its response); 0 or -1 with errno set */
-static int rsim_urq_map(struct rsim_urq *rq, struct ibv_context *ctx,
-			const struct rsim_urq_resp *r)
+/*
+ * Map a work queue's ring the kernel made (its response; slots of at
+ * least @slot bytes): the ring, NULL if the response has none, or
+ * MAP_FAILED with errno set
+ */
+static void *rsim_uwq_mmap(struct ibv_context *ctx,
+			   const struct rsim_uwq_resp *r, size_t slot)
 {
-	void *p;
-
 	if (!r->mmap_len)
-		return 0;
+		return NULL;
 	if (!r->nslots || (r->nslots & (r->nslots - 1)) ||
-	    r->max_wr > r->nslots || !r->max_wr ||
-	    r->stride < sizeof(struct rsim_urwqe) ||
+	    r->max_wr > r->nslots || !r->max_wr || r->stride < slot ||
 	    r->mmap_len < RSIM_URING_SLOTS + (size_t)r->nslots * r->stride) {
 		errno = EPROTO;
-		return -1;
+		return MAP_FAILED;
 	}
-	p = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 ctx->cmd_fd, r->mmap_offset);
+	return mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ctx->cmd_fd, r->mmap_offset);
+}
+
+/* map the ring the kernel made (its response); 0 or -1 with errno set */
+static int rsim_urq_map(struct rsim_urq *rq, struct ibv_context *ctx,
+			const struct rsim_uwq_resp *r)
+{
+	void *p = rsim_uwq_mmap(ctx, r, sizeof(struct rsim_urwqe));
+
 	if (p == MAP_FAILED)
 		return -1;
+	if (!p)
+		return 0;
 	rq->ring = p;
 	rq->len = r->mmap_len;
 	rq->nslots = r->nslots;
@@ -1003,23 +1014,14 @@ static void rsim_usq_set_ready(struct rsim_usq *sq, bool ready)
 }
 
 static int rsim_usq_map(struct rsim_usq *sq, struct ibv_context *ctx,
-			const struct rsim_usq_resp *r)
+			const struct rsim_uwq_resp *r)
 {
-	void *p;
+	void *p = rsim_uwq_mmap(ctx, r, sizeof(struct rsim_uswqe));
 
-	if (!r->mmap_len)
-		return 0;
-	if (!r->nslots || (r->nslots & (r->nslots - 1)) ||
-	    r->max_wr > r->nslots || !r->max_wr ||
-	    r->stride < sizeof(struct rsim_uswqe) ||
-	    r->mmap_len < RSIM_URING_SLOTS + (size_t)r->nslots * r->stride) {
-		errno = EPROTO;
-		return -1;
-	}
-	p = mmap(NULL, r->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 ctx->cmd_fd, r->mmap_offset);
 	if (p == MAP_FAILED)
 		return -1;
+	if (!p)
+		return 0;
 	sq->ring = p;
 	sq->len = r->mmap_len;
 	sq->nslots = r->nslots;

@@ -1436,10 +1436,10 @@ struct ib_ucontext *rsim_umap_uctx(struct ib_udata *udata, u32 what);
 void rsim_umap_set_ops(struct ib_device *ibdev);
 
 /* urq.c */
-struct rsim_urq_resp;
+struct rsim_uwq_resp;
 int rsim_urq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
 		 struct rsim_wq *rq, u32 max_wr, u32 max_sge,
-		 struct rsim_urq_resp *resp);
+		 struct rsim_uwq_resp *resp);
 void rsim_urq_free(struct rsim_wq *rq);
 int rsim_urq_take(struct rsim_wq *rq, struct rsim_recv_wqe *rwqe, bool wait);
 u32 rsim_urq_flushable(struct rsim_wq *rq);
@@ -1449,7 +1449,6 @@ void rsim_urq_reset(struct rsim_wq *rq);
 void rsim_urq_doorbell(struct rsim_wq *rq);
 
 /* usq.c */
-struct rsim_usq_resp;
 
 /**
  * struct rsim_usq_ib_wr - a send ring's slot as a send WR (usq.c)
@@ -1472,7 +1471,7 @@ struct rsim_usq_ib_wr {
 };
 
 int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
-		 struct rsim_wq *sq, u32 max_inline, struct rsim_usq_resp *resp);
+		 struct rsim_wq *sq, u32 max_inline, struct rsim_uwq_resp *resp);
 void rsim_usq_popped(struct rsim_wq *sq);
 void rsim_usq_reset(struct rsim_wq *sq);
 u32 rsim_usq_prod(struct rsim_wq *sq);

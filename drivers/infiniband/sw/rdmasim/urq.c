@@ -76,7 +76,7 @@ static struct rsim_urwqe *rsim_urq_slot(struct rsim_wq *rq, u32 i)
  */
 int rsim_urq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
 		 struct rsim_wq *rq, u32 max_wr, u32 max_sge,
-		 struct rsim_urq_resp *resp)
+		 struct rsim_uwq_resp *resp)
 {
 	struct rsim_umap *m;
 

@@ -49,7 +49,7 @@ static struct rsim_uring_hdr *rsim_usq_hdr(struct rsim_wq *sq)
  * Return: 0 or a negative errno.
  */
 int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
-		 struct rsim_wq *sq, u32 max_inline, struct rsim_usq_resp *resp)
+		 struct rsim_wq *sq, u32 max_inline, struct rsim_uwq_resp *resp)
 {
 	size_t stride = ALIGN(sizeof(struct rsim_uswqe) +
 			      max_t(size_t, max_inline,
