@@ -937,8 +937,7 @@ int rsim_mr_lookup(struct rsim_dev *rsim, const struct rsim_qp *qp, u32 key,
 	off = addr - mr->reg.iova;
 	ok = mr->state == RSIM_MR_VALID && mr->reg.key == key &&
 	     mr->ibmr.pd == pd && (mr->reg.access & access) == access &&
-	     addr >= mr->reg.iova && off <= mr->reg.length &&
-	     len <= mr->reg.length - off;
+	     rsim_range_in(mr->reg.iova, mr->reg.length, addr, len);
 	ref->gen = mr->reg.gen;
 	spin_unlock_bh(&mr->lock);
 	if (!ok) {

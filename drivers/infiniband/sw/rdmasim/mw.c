@@ -208,11 +208,9 @@ static bool rsim_mw_bind_ok(const struct rsim_mw *mw, const struct rsim_qp *qp,
 static bool rsim_mw_reserve_mr(struct rsim_mr *mr, const struct rsim_qp *qp,
 			       const struct rsim_mw_bind *b)
 {
-	u64 off;
 	bool ok;
 
 	spin_lock(&mr->lock);
-	off = b->addr - mr->reg.iova;
 	ok = mr->state == RSIM_MR_VALID && mr->reg.key == b->mr_lkey &&
 	     mr->ibmr.pd == qp->ibqp.pd &&
 	     (mr->reg.access & IB_ACCESS_MW_BIND) &&
@@ -220,8 +218,8 @@ static bool rsim_mw_reserve_mr(struct rsim_mr *mr, const struct rsim_qp *qp,
 	     (!(b->access & (IB_ACCESS_REMOTE_WRITE |
 			     IB_ACCESS_REMOTE_ATOMIC)) ||
 	      (mr->reg.access & IB_ACCESS_LOCAL_WRITE)) &&
-	     b->addr >= mr->reg.iova && off <= mr->reg.length &&
-	     b->length <= mr->reg.length - off;
+	     rsim_range_in(mr->reg.iova, mr->reg.length, b->addr,
+			   b->length);
 	if (ok)
 		mr->nmw++;
 	spin_unlock(&mr->lock);
@@ -338,15 +336,14 @@ int rsim_mw_lookup(struct rsim_mw *mw, const struct rsim_qp *qp, u32 key,
 		   u64 addr, u64 len, int access, struct rsim_mem_ref *ref)
 {
 	struct rsim_mr *mr;
-	u64 off = addr - mw->addr;
 	bool ok;
 
 	spin_lock_bh(&mw->lock);
 	mr = mw->mr;
 	ok = mw->bound && mr && mw->rkey == key && mw->pd == qp->ibqp.pd &&
 	     (mw->type != IB_MW_TYPE_2 || mw->qp_serial == qp->serial) &&
-	     (mw->access & access) == access && addr >= mw->addr &&
-	     off <= mw->length && len <= mw->length - off;
+	     (mw->access & access) == access &&
+	     rsim_range_in(mw->addr, mw->length, addr, len);
 	if (ok) {
 		spin_lock(&mr->lock);
 		ok = mr->state == RSIM_MR_VALID;

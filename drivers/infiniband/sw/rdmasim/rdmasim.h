@@ -1084,6 +1084,16 @@ struct rsim_ibmw {
 	struct rsim_mw *mw;
 };
 
+/*
+ * Does [@addr, @addr + @len) lie within [@base, @base + @blen)? Without
+ * overflow, whatever the values (an MR's registration, a window, a bind).
+ */
+static inline bool rsim_range_in(u64 base, u64 blen, u64 addr, u64 len)
+{
+	return addr >= base && addr - base <= blen &&
+	       len <= blen - (addr - base);
+}
+
 static inline struct rsim_dev *to_rsim_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct rsim_dev, ibdev);
