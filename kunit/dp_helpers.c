@@ -7,8 +7,11 @@
  * and stress_kunit.c share.
  */
 
+#include <linux/log2.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+
+#include <rdmasim/rdmasim-abi.h>
 
 #include "dp_helpers.h"
 
@@ -362,4 +365,113 @@ int dp_reg(struct kunit *test, struct dp_fixture *f, struct ib_qp *qp,
 	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
 	wr.key = mr->rkey;
 	return ib_post_send(qp, &wr.wr, NULL);
+}
+
+/*
+ * The ring leaves the QP once nobody executes its send queue: a worker
+ * still queued for it would read the ring.
+ */
+static void dp_ring_detach(void *p)
+{
+	struct rsim_qp *qp = p;
+
+	spin_lock_irq(&qp->lock);
+	qp->stopping = true;
+	spin_unlock_irq(&qp->lock);
+	rsim_dp_stop(qp);
+	spin_lock_irq(&qp->lock);
+	to_rsim_dev(qp->ibqp.device)->usq_test_hook = NULL;
+	kfree(qp->sq.uslot);
+	qp->sq.uslot = NULL;
+	qp->sq.umap = NULL;
+	qp->owner = RSIM_SQ_IDLE;
+	qp->stopping = false;
+	spin_unlock_irq(&qp->lock);
+}
+
+/**
+ * dp_ring_attach() - a send ring for a kernel QP, as usq.c makes one
+ * @test: the case
+ * @ibqp: the QP, nothing posted
+ *
+ * Kernel memory in place of the process's mapping: a case writes slots
+ * and rings the doorbell as the provider does (dp_ring()).
+ */
+void dp_ring_attach(struct kunit *test, struct ib_qp *ibqp)
+{
+	struct rsim_qp *qp = to_rsim_qp(ibqp);
+	struct rsim_wq *sq = &qp->sq;
+	size_t stride = ALIGN(sizeof(struct rsim_uswqe) +
+			      max_t(size_t, qp->max_inline,
+				    (size_t)sq->max_sge *
+				    sizeof(struct rsim_usge)), 16);
+	struct rsim_umap *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	void *uslot;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_EQ(test, sq->count, 0);
+	m->len = RSIM_URING_SLOTS +
+		 (size_t)roundup_pow_of_two(sq->max_wr) * stride;
+	m->vaddr = kunit_kzalloc(test, m->len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m->vaddr);
+	uslot = kmalloc(stride, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, uslot);
+	spin_lock_irq(&qp->lock);
+	sq->nslots = roundup_pow_of_two(sq->max_wr);
+	sq->ustride = stride;
+	sq->ucons = 0;
+	sq->umap = m;
+	sq->uslot = uslot;
+	/* idle: the first post rings */
+	sq->db = false;
+	rsim_usq_set_db(sq, true);
+	spin_unlock_irq(&qp->lock);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dp_ring_detach,
+							qp), 0);
+}
+
+/**
+ * dp_ring_slot() - slot @i of a QP's send ring (dp_ring_attach())
+ * @ibqp: the QP
+ * @i: the index (free-running)
+ *
+ * Return: the slot.
+ */
+struct rsim_uswqe *dp_ring_slot(struct ib_qp *ibqp, u32 i)
+{
+	struct rsim_wq *sq = &to_rsim_qp(ibqp)->sq;
+
+	return sq->umap->vaddr + RSIM_URING_SLOTS +
+	       (size_t)(i & (sq->nslots - 1)) * sq->ustride;
+}
+
+/**
+ * dp_ring_publish() - publish a send ring's slots, as the provider does
+ * @ibqp: the QP (dp_ring_attach())
+ * @prod: the producer index: the slots before it are written
+ *
+ * Return: whether the ring asks for a doorbell now.
+ */
+bool dp_ring_publish(struct ib_qp *ibqp, u32 prod)
+{
+	struct rsim_uring_hdr *h = to_rsim_qp(ibqp)->sq.umap->vaddr;
+
+	/* the slots before the index: the provider's release store */
+	smp_store_release(&h->prod, prod);
+	/* the index before the flag: pairs with the kernel's idle check */
+	smp_mb();
+	return READ_ONCE(h->flags) & RSIM_URING_F_DOORBELL;
+}
+
+/**
+ * dp_ring() - publish up to @prod and ring the doorbell, flag or not
+ * @ibqp: the QP (dp_ring_attach())
+ * @prod: the producer index
+ *
+ * Return: the doorbell's (post_send with no WR).
+ */
+int dp_ring(struct ib_qp *ibqp, u32 prod)
+{
+	dp_ring_publish(ibqp, prod);
+	return ib_post_send(ibqp, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #define RDMASIM_KUNIT_DP_HELPERS_H
 
 #include <linux/dma-mapping.h>
+#include <rdmasim/rdmasim-abi.h>
 
 #include "helpers.h"
 
@@ -76,6 +77,10 @@ int dp_post(struct ib_qp *qp, struct ib_send_wr *wr, u64 addr, u32 len,
 int dp_reg(struct kunit *test, struct dp_fixture *f, struct ib_qp *qp,
 	   struct ib_mr *mr, struct dp_buf *b, size_t off, size_t len,
 	   int access, bool signaled);
+void dp_ring_attach(struct kunit *test, struct ib_qp *ibqp);
+struct rsim_uswqe *dp_ring_slot(struct ib_qp *ibqp, u32 i);
+bool dp_ring_publish(struct ib_qp *ibqp, u32 prod);
+int dp_ring(struct ib_qp *ibqp, u32 prod);
 
 /**
  * dp_fixture() - the default fixture: RC, both QPs with DP_ACCESS,

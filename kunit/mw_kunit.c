@@ -13,7 +13,6 @@
  */
 
 #include <kunit/test.h>
-#include <linux/log2.h>
 #include <rdmasim/rdmasim-abi.h>
 
 #include "dp_helpers.h"
@@ -22,65 +21,11 @@
 #define MW_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND)
 #define MW_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE)
 
-static void mw_ring_detach(void *p)
-{
-	struct rsim_qp *qp = p;
-
-	to_rsim_dev(qp->ibqp.device)->usq_test_hook = NULL;
-	kfree(qp->sq.uslot);
-	qp->sq.uslot = NULL;
-	qp->sq.umap = NULL;
-}
-
-/* a send ring for @ibqp (in RTS, nothing posted), as usq.c makes one */
-static void mw_ring_attach(struct kunit *test, struct ib_qp *ibqp)
-{
-	struct rsim_qp *qp = to_rsim_qp(ibqp);
-	struct rsim_wq *sq = &qp->sq;
-	size_t stride = ALIGN(sizeof(struct rsim_uswqe) +
-			      max_t(size_t, qp->max_inline,
-				    (size_t)sq->max_sge *
-				    sizeof(struct rsim_usge)), 16);
-	struct rsim_umap *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, m);
-	KUNIT_ASSERT_EQ(test, sq->count, 0);
-	sq->nslots = roundup_pow_of_two(sq->max_wr);
-	m->len = RSIM_URING_SLOTS + (size_t)sq->nslots * stride;
-	m->vaddr = kunit_kzalloc(test, m->len, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, m->vaddr);
-	sq->uslot = kmalloc(stride, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, sq->uslot);
-	sq->ustride = stride;
-	sq->ucons = 0;
-	sq->umap = m;
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mw_ring_detach,
-							qp), 0);
-}
-
-static struct rsim_uswqe *mw_slot(struct ib_qp *ibqp, u32 i)
-{
-	struct rsim_wq *sq = &to_rsim_qp(ibqp)->sq;
-
-	return sq->umap->vaddr + RSIM_URING_SLOTS +
-	       (size_t)(i & (sq->nslots - 1)) * sq->ustride;
-}
-
-/* publish slots up to @prod and ring the doorbell (post_send, no WR) */
-static int mw_ring(struct ib_qp *ibqp, u32 prod)
-{
-	struct rsim_uring_hdr *h = to_rsim_qp(ibqp)->sq.umap->vaddr;
-
-	/* the slots before the index: the provider's release store */
-	smp_store_release(&h->prod, prod);
-	return ib_post_send(ibqp, NULL, NULL);
-}
-
 /* slot @i: a signaled BIND_MW of @mw to @mr's [@addr, @addr + @len) */
 static void mw_slot_bind(struct ib_qp *ibqp, u32 i, struct ib_mw *mw,
 			 struct ib_mr *mr, u64 addr, u64 len, u32 new_rkey)
 {
-	struct rsim_uswqe *s = mw_slot(ibqp, i);
+	struct rsim_uswqe *s = dp_ring_slot(ibqp, i);
 
 	memset(s, 0, sizeof(*s));
 	s->wr_id = 100 + i;
@@ -184,18 +129,18 @@ static void rsim_mw_test_slot_rewritten_after_copy(struct kunit *test)
 	struct rsim_mw *w = mw_of(mw);
 	struct ib_wc wc;
 
-	mw_ring_attach(test, f->b);
+	dp_ring_attach(test, f->b);
 	mw_slot_bind(f->b, 0, mw, mr, mr->iova, PAGE_SIZE, rkey);
-	mw_hook_want = mw_slot(f->b, 0);
+	mw_hook_want = dp_ring_slot(f->b, 0);
 	f->rsim->usq_test_hook = mw_hook_widen;
-	KUNIT_ASSERT_EQ(test, mw_ring(f->b, 1), 0);
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 1), 0);
 	dp_poll_one(test, f, f->b, &wc);
 	f->rsim->usq_test_hook = NULL;
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_BIND_MW);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 100);
 	/* the hook did run: the process's slot says otherwise */
-	KUNIT_EXPECT_EQ(test, mw_slot(f->b, 0)->wr.bind.length, U64_MAX);
+	KUNIT_EXPECT_EQ(test, dp_ring_slot(f->b, 0)->wr.bind.length, U64_MAX);
 
 	KUNIT_EXPECT_EQ(test, mw->rkey, rkey);
 	KUNIT_EXPECT_TRUE(test, w->bound);
@@ -229,10 +174,10 @@ static void rsim_mw_test_bind_beyond_mr(struct kunit *test)
 	u32 rkey = mw->rkey;
 	struct ib_wc wc;
 
-	mw_ring_attach(test, f->b);
+	dp_ring_attach(test, f->b);
 	mw_slot_bind(f->b, 0, mw, mr, mr->iova + PAGE_SIZE, PAGE_SIZE + 1,
 		     ib_inc_rkey(rkey));
-	KUNIT_ASSERT_EQ(test, mw_ring(f->b, 1), 0);
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 1), 0);
 	dp_poll_one(test, f, f->b, &wc);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_MW_BIND_ERR);
 	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_BIND_MW);
@@ -253,9 +198,9 @@ static void rsim_mw_test_bind_needs_mw_bind(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, dp_reg(test, f, f->a, mr, &f->dst, 0, PAGE_SIZE,
 				     IB_ACCESS_LOCAL_WRITE, true), 0);
 	dp_poll_one(test, f, f->a, &wc);
-	mw_ring_attach(test, f->b);
+	dp_ring_attach(test, f->b);
 	mw_slot_bind(f->b, 0, mw, mr, mr->iova, 64, ib_inc_rkey(mw->rkey));
-	KUNIT_ASSERT_EQ(test, mw_ring(f->b, 1), 0);
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 1), 0);
 	dp_poll_one(test, f, f->b, &wc);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_MW_BIND_ERR);
 	KUNIT_EXPECT_FALSE(test, mw_of(mw)->bound);
@@ -270,9 +215,9 @@ static void rsim_mw_test_key_is_no_lkey(struct kunit *test)
 	u32 rkey = ib_inc_rkey(mw->rkey);
 	struct ib_wc wc;
 
-	mw_ring_attach(test, f->b);
+	dp_ring_attach(test, f->b);
 	mw_slot_bind(f->b, 0, mw, mr, mr->iova, PAGE_SIZE, rkey);
-	KUNIT_ASSERT_EQ(test, mw_ring(f->b, 1), 0);
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 1), 0);
 	dp_poll_one(test, f, f->b, &wc);
 	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
 	/* a window's key as the requester's lkey */
@@ -298,9 +243,9 @@ static void rsim_mw_test_type2_other_qp(struct kunit *test)
 	binder = dp_qp(test, f, IB_QPT_RC, f->pd);
 	KUNIT_ASSERT_EQ(test, dp_connect(f, binder, f->a->qp_num, DP_ACCESS,
 					 7), 0);
-	mw_ring_attach(test, binder);
+	dp_ring_attach(test, binder);
 	mw_slot_bind(binder, 0, mw, mr, mr->iova, PAGE_SIZE, rkey);
-	KUNIT_ASSERT_EQ(test, mw_ring(binder, 1), 0);
+	KUNIT_ASSERT_EQ(test, dp_ring(binder, 1), 0);
 	dp_poll_one(test, f, binder, &wc);
 	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, mw_write(test, f, rkey, mr->iova, 1,
@@ -320,9 +265,9 @@ static void rsim_mw_test_mr_busy_while_bound(struct kunit *test)
 				  .ex.invalidate_rkey = mr->rkey };
 	struct ib_wc wc;
 
-	mw_ring_attach(test, f->b);
+	dp_ring_attach(test, f->b);
 	mw_slot_bind(f->b, 0, mw, mr, mr->iova, PAGE_SIZE, rkey);
-	KUNIT_ASSERT_EQ(test, mw_ring(f->b, 1), 0);
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 1), 0);
 	dp_poll_one(test, f, f->b, &wc);
 	KUNIT_ASSERT_EQ(test, wc.status, IB_WC_SUCCESS);
 
@@ -350,9 +295,9 @@ static void rsim_mw_test_send_with_inv(struct kunit *test)
 	struct ib_wc wc[2];
 	int n, i;
 
-	mw_ring_attach(test, f->b);
+	dp_ring_attach(test, f->b);
 	mw_slot_bind(f->b, 0, mw, mr, mr->iova, PAGE_SIZE, rkey);
-	KUNIT_ASSERT_EQ(test, mw_ring(f->b, 1), 0);
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 1), 0);
 	dp_poll_one(test, f, f->b, wc);
 	KUNIT_ASSERT_EQ(test, wc[0].status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, mw_write(test, f, rkey, mr->iova, 1, lkey),
@@ -387,15 +332,15 @@ static void rsim_mw_test_type1_no_local_inv(struct kunit *test)
 	struct rsim_uswqe *s;
 	struct ib_wc wc;
 
-	mw_ring_attach(test, f->b);
+	dp_ring_attach(test, f->b);
 	mw_slot_bind(f->b, 0, mw, mr, mr->iova, PAGE_SIZE, rkey);
-	s = mw_slot(f->b, 1);
+	s = dp_ring_slot(f->b, 1);
 	memset(s, 0, sizeof(*s));
 	s->wr_id = 7;
 	s->opcode = IB_WR_LOCAL_INV;
 	s->send_flags = IB_SEND_SIGNALED;
 	s->ex = rkey;
-	KUNIT_ASSERT_EQ(test, mw_ring(f->b, 2), 0);
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 2), 0);
 	dp_poll_one(test, f, f->b, &wc);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
 	dp_poll_one(test, f, f->b, &wc);

@@ -30,6 +30,12 @@ enum rsim_uverbs_dm_alloc_attrs {
 #define RSIM_UCTX_MAP_CQ	0x1	/* CQ rings mapped */
 #define RSIM_UCTX_MAP_RQ	0x2	/* receive queues and SRQs mapped */
 #define RSIM_UCTX_MAP_SQ	0x4	/* send queues mapped, a doorbell a post */
+/*
+ * With RSIM_UCTX_MAP_SQ: the provider rings a send queue's doorbell only
+ * when its ring's flags ask for one (RSIM_URING_F_DOORBELL). Without, it
+ * rings after every post, and the kernel ignores what it need not hear.
+ */
+#define RSIM_UCTX_SQ_DB		0x8
 
 struct rsim_alloc_ucontext_cmd {
 	__u32 flags;		/* RSIM_UCTX_MAP_* asked for */
@@ -60,13 +66,19 @@ struct rsim_uring_hdr {
 };
 
 /*
- * A receive ring (RQ, SRQ): after a post (prod stored, then a full
- * barrier), the provider rings the doorbell (the post_recv or
- * post_srq_recv command with no WR) if the kernel set this. The kernel
- * sets it (then a full barrier, then it reads prod again) when a
- * requester met the queue empty and waits (RNR), and keeps it set while
- * the QP is in the error state, where the doorbell flushes what is
+ * After a post (prod stored, then a full barrier), the provider rings
+ * the doorbell if the kernel set this; the kernel sets it, then (a full
+ * barrier) reads prod again, so that one of the two sees the other.
+ *
+ * A receive ring (RQ, SRQ; the post_recv or post_srq_recv command with no
+ * WR): set when a requester met the queue empty and waits (RNR), and
+ * while the QP is in the error state, where the doorbell flushes what is
  * posted.
+ *
+ * A send ring (the post_send command with no WR; RSIM_UCTX_SQ_DB): set
+ * while nobody executes the queue. It is clear while the kernel runs it:
+ * it takes what is published before it lets the queue go, and the
+ * process's WRs need no doorbell.
  */
 #define RSIM_URING_F_DOORBELL	0x1
 

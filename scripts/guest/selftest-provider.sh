@@ -149,8 +149,11 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# the CQs, receive and send queues are rings the process maps
 	# (rdmasim-abi.h): polled without a poll_cq command, receive WRs
 	# posted without a post_recv command, send WRs with a doorbell (a
-	# post_send command without WRs) per post; with RSIM_NO_MAP=1 the
-	# provider keeps the kernel's commands, the path an old provider takes
+	# post_send command without WRs) per post at most: only when the ring
+	# asks for one, as nobody executes the queue (always, with
+	# RSIM_RING_ALWAYS=1, as a provider from before the flag); with
+	# RSIM_NO_MAP=1 the provider keeps the kernel's commands, the path an
+	# old provider takes
 	pp_stat() {
 		kv "$DBG/rdmasim0/datapath" "$1"
 	}
@@ -164,18 +167,27 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	}
 	pp_snap
 	check "provider_ibv_rc_pingpong" provider_pingpong rc
-	# 100 iterations: each side sends 100 times, one doorbell a send
+	# 100 iterations: each side sends 100 times, a doorbell a send at
+	# most (<lo>: at least this many, 200 when every post rings)
 	pp_mapped() {
+		local lo="${1:-1}"
+
 		pp_stat cq_rings && [ "$val" -ge $((pp_rings0 + 2)) ] &&
 			pp_stat user_polls && [ "$val" = "$pp_polls0" ] &&
 			pp_stat rq_rings && [ "$val" -ge $((pp_rqs0 + 2)) ] &&
 			pp_stat user_recv_posts && [ "$val" = "$pp_posts0" ] &&
 			pp_stat user_send_posts && [ "$val" = "$pp_sends0" ] &&
 			pp_stat send_doorbells &&
-			[ "$val" -ge $((pp_dbs0 + 200)) ] &&
+			[ "$val" -ge $((pp_dbs0 + lo)) ] &&
 			[ "$val" -le $((pp_dbs0 + 202)) ]
 	}
 	check "provider_pingpong_mapped_cqs_and_rqs" pp_mapped
+	# a provider that rings after every post (before RSIM_UCTX_SQ_DB)
+	pp_snap
+	export RSIM_RING_ALWAYS=1
+	check "provider_ibv_rc_pingpong_ring_always" provider_pingpong rc
+	unset RSIM_RING_ALWAYS
+	check "provider_ring_always_rings_every_post" pp_mapped 200
 	# the UC pair with RSIM_NO_MAP=1: an old provider's path
 	pp_snap
 	export RSIM_NO_MAP=1
@@ -309,10 +321,12 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"srq rnr_wait_ended_by_post 0" \
 		"rq hostile_num_sge 0" "rq hostile_prod_index 0"
 	# send queues, mapped: posts before RTS and a bind refused, a WRITE,
-	# and a send ring the test writes and rings the doorbell of
+	# a new queue's ring asking for a doorbell, and a send ring the test
+	# writes and rings the doorbell of
 	check "provider_verbs_send_rings" lines /run/verbs \
 		"sq post_in_reset EINVAL" "sq post_in_rtr EINVAL" \
 		"sq bind_mw_opcode EINVAL" "sq write_to_itself 0" \
+		"sq idle_ring_asks_doorbell 0" \
 		"sq hostile_opcode 0" "sq hostile_num_sge 0" \
 		"sq hostile_prod_index 0"
 	check "provider_verbs_other_context" lines /run/verbs \

@@ -9,9 +9,12 @@
  * polled from a ring the kernel writes and the process maps, and receive
  * WRs (of QPs and SRQs) are posted into a ring the kernel reads (the
  * context asks for both: rdmasim-abi.h), without a system call but for
- * the doorbell the kernel asks for in the ring; RSIM_NO_MAP=1 in the
- * environment, or a kernel that does not grant it, keeps the kernel's
- * poll and post commands.
+ * the doorbell the kernel asks for in the ring; send WRs go into a ring
+ * too, with a doorbell only when the ring asks for one (the kernel is not
+ * executing the queue). RSIM_NO_MAP=1 in the environment, or a kernel
+ * that does not grant it, keeps the kernel's poll and post commands;
+ * RSIM_RING_ALWAYS=1 rings the send doorbell after every post, as a
+ * provider from before RSIM_UCTX_SQ_DB did.
  *
  * The kernel reports RDMA_DRIVER_UNKNOWN, which libibverbs never matches
  * by driver id, so the device is matched by its name.
@@ -985,7 +988,10 @@ static void rsim_urq_set_reset(struct rsim_urq *rq, bool reset)
 /*
  * A mapped send queue: the provider writes each WR into the slot of its
  * producer index (slot i is WR i of the queue), publishes the index and
- * rings the doorbell (the post_send command with no WR); the kernel
+ * rings the doorbell (the post_send command with no WR) if the ring asks
+ * for one (RSIM_URING_F_DOORBELL: the kernel is not executing the queue;
+ * while it is, it takes what is published before it stops), or after
+ * every post if the kernel did not grant RSIM_UCTX_SQ_DB. The kernel
  * copies the new slots and mirrors the WRs it completed in cons, which
  * frees their slots.
  */
@@ -998,6 +1004,7 @@ struct rsim_usq {
 	uint32_t stride;
 	uint32_t prod;
 	bool ready;			/* RTS or later: posting is allowed */
+	bool db_flag;			/* ring only when the ring asks */
 };
 
 /* an AH: its number in a send ring (0 without mapped send queues) */
@@ -1023,6 +1030,7 @@ static int rsim_usq_map(struct rsim_usq *sq, struct ibv_context *ctx,
 	if (!p)
 		return 0;
 	sq->ring = p;
+	sq->db_flag = to_rsim_ctx(ctx)->map & RSIM_UCTX_SQ_DB;
 	sq->len = r->mmap_len;
 	sq->nslots = r->nslots;
 	sq->max_wr = r->max_wr;
@@ -1728,7 +1736,7 @@ static int rsim_usq_post(struct rsim_qp *qp, struct ibv_send_wr *wr,
 	struct rsim_usq *sq = &qp->sq;
 	struct ibv_send_wr *db_bad;
 	uint32_t prod, cons, inline_len;
-	bool posted = false;
+	bool db = false;
 	int ret = 0;
 
 	pthread_spin_lock(&sq->lock);
@@ -1750,13 +1758,20 @@ static int rsim_usq_post(struct rsim_qp *qp, struct ibv_send_wr *wr,
 	if (prod != sq->prod) {
 		__atomic_store_n(&sq->ring->prod, prod, __ATOMIC_RELEASE);
 		sq->prod = prod;
-		posted = true;
+		db = true;
+		if (sq->db_flag) {
+			/* the index before the flag: pairs with the kernel's */
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			db = __atomic_load_n(&sq->ring->flags,
+					     __ATOMIC_RELAXED) &
+			     RSIM_URING_F_DOORBELL;
+		}
 	}
 	pthread_spin_unlock(&sq->lock);
 	if (ret)
 		*bad_wr = wr;
-	/* one doorbell for what this call posted */
-	if (posted) {
+	/* one doorbell for what this call posted, if the ring asks */
+	if (db) {
 		int err = ibv_cmd_post_send(&qp->vqp.qp, NULL, &db_bad);
 
 		ret = ret ?: err;
@@ -2173,6 +2188,7 @@ static struct verbs_context *rsim_alloc_context(struct ibv_device *ibdev,
 	struct rsim_get_context_resp resp = {};
 	struct rsim_get_context cmd = {};
 	const char *no_map = getenv("RSIM_NO_MAP");
+	const char *always = getenv("RSIM_RING_ALWAYS");
 	struct rsim_context *ctx;
 	int ret = 0;
 
@@ -2181,16 +2197,28 @@ static struct verbs_context *rsim_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 	/*
-	 * Mapped CQs and receive queues unless RSIM_NO_MAP=1, the kernel saying what it grants.
-	 * Without, the request is an old provider's: no driver data at all
-	 * (so is the retry when a kernel from before the ABI refuses one).
+	 * Mapped CQs, receive and send queues unless RSIM_NO_MAP=1, the
+	 * kernel saying what it grants; send doorbells only when the ring
+	 * asks, unless RSIM_RING_ALWAYS=1 (a kernel that knows no such flag
+	 * refuses it: asked again without). Without, the request is an old
+	 * provider's: no driver data at all (so is the retry when a kernel
+	 * from before the ABI refuses one).
 	 */
 	if (!no_map || strcmp(no_map, "1")) {
 		cmd.drv.flags = RSIM_UCTX_MAP_CQ | RSIM_UCTX_MAP_RQ |
 				RSIM_UCTX_MAP_SQ;
+		if (!always || strcmp(always, "1"))
+			cmd.drv.flags |= RSIM_UCTX_SQ_DB;
 		ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd,
 					  sizeof(cmd), NULL, &resp.ibv_resp,
 					  sizeof(resp));
+		if (ret == EINVAL && (cmd.drv.flags & RSIM_UCTX_SQ_DB)) {
+			cmd.drv.flags &= ~RSIM_UCTX_SQ_DB;
+			ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd,
+						  sizeof(cmd), NULL,
+						  &resp.ibv_resp,
+						  sizeof(resp));
+		}
 	}
 	if (!cmd.drv.flags || ret == EINVAL) {
 		cmd.drv.flags = 0;

@@ -1602,7 +1602,8 @@ static int sq_bad_slot(struct rq_env *e, struct rsim_uswqe *s)
 /*
  * Send queues through the provider: posts before RTS, and a bind that
  * names no window, EINVAL either way; a WRITE to itself. With
- * mapped rings, a send ring the test writes itself: a WR with an opcode
+ * mapped rings, a new queue's ring asks for a doorbell (nobody executes
+ * it), and a send ring the test writes itself: a WR with an opcode
  * no ring may carry (IB_WR_REG_MR's) and one with more SGEs than the
  * QP's complete in error; a producer index beyond the queue's room raises
  * IBV_EVENT_QP_FATAL; the QP ends in the error state each time.
@@ -1644,6 +1645,14 @@ static void sq_rings(struct rq_env *e, bool mapped)
 	rq_destroy_qp(e);
 	if (!mapped)
 		return;
+
+	/* nobody executes a new queue: its ring asks for a doorbell */
+	ret = sq_qp(e) ? EIO : 0;
+	if (!ret && __atomic_load_n(&e->sring->flags, __ATOMIC_ACQUIRE) !=
+		    RSIM_URING_F_DOORBELL)
+		ret = EIO;
+	expect("sq", "idle_ring_asks_doorbell", ret, 0);
+	rq_destroy_qp(e);
 
 	memset(&s, 0, sizeof(s));
 	s.wr_id = 90;

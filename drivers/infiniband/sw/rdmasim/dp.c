@@ -26,8 +26,14 @@
  *   context, the owner, executes the queue.
  * - What an owner may touch: the head of the send queue (it alone pops
  *   it, or flushes the queue in the error state), the QP's scratch lists
- *   (@lrefs, @rrefs, @rwqe) and @steer_cpu, and @rnr_tries.
- * - Giving up: rsim_dp_leave_locked(), to IDLE, QUEUED (the worker goes
+ *   (@lrefs, @rrefs, @rwqe) and @steer_cpu, and @rnr_tries. Of a mapped
+ *   send queue (usq.c), the tail too: it alone takes WRs from the ring,
+ *   whenever the kernel's queue runs empty.
+ * - Doorbells of a mapped send queue: its ring asks for them while the
+ *   queue is IDLE, and only then (rsim_dp_idle_locked() sets the flag and
+ *   looks at the ring once more; a claim clears it).
+ * - Giving up: rsim_dp_leave_locked(), to IDLE (or QUEUED, if a mapped
+ *   queue's ring has WRs the owner did not see), QUEUED (the worker goes
  *   on) or RNR (an RNR NAK). Before it, the owner has let go of everything
  *   its WR held: the MR references in the scratch lists and the responder
  *   (rsim_dp_release()). A new owner may start the moment the lock drops.
@@ -60,6 +66,7 @@
  * one 64 KiB chunk at most.
  */
 
+#include <kunit/visibility.h>
 #include <linux/dma-direct.h>
 #include <linux/etherdevice.h>
 #include <linux/highmem.h>
@@ -255,6 +262,10 @@ static void rsim_dp_queue_locked(struct rsim_qp *qp, unsigned long delay)
  * @qp: a QP that sends (RC, UC, UD, QP0, QP1); its lock held
  * @inl: rsim_dp_may_run_inline(), asked before the lock was taken
  *
+ * A mapped send queue is claimed for what its ring holds too, in RTS to
+ * run it and in the error state to flush it; its ring stops asking for
+ * doorbells.
+ *
  * Context: any; @qp's lock held.
  * Return: true if the caller now owns the queue and must call
  * rsim_dp_run() once it has dropped the lock; false if someone else runs
@@ -263,10 +274,24 @@ static void rsim_dp_queue_locked(struct rsim_qp *qp, unsigned long delay)
  */
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
 {
+	bool room = false;
+	u32 ring = 0;
+
 	lockdep_assert_held(&qp->lock);
-	if (qp->owner != RSIM_SQ_IDLE || qp->stopping ||
-	    qp->state != IB_QPS_RTS || !qp->sq.count)
+	if (qp->owner != RSIM_SQ_IDLE || qp->stopping || qp->dying)
 		return false;
+	/*
+	 * A mapped queue's published WRs: to run in RTS (a producer index
+	 * out of range, to put the QP in the error state), to flush in ERR
+	 */
+	if (qp->sq.uslot)
+		ring = rsim_usq_published(&qp->sq, &room);
+	if (qp->state == IB_QPS_RTS ? !qp->sq.count && !ring :
+				      qp->state != IB_QPS_ERR || !ring || !room)
+		return false;
+	/* the owner takes what is published before it lets the queue go */
+	if (qp->sq.uslot)
+		rsim_usq_set_db(&qp->sq, false);
 	if (inl) {
 		qp->owner = RSIM_SQ_RUNNING;
 		return true;
@@ -274,6 +299,29 @@ bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl)
 	qp->owner = RSIM_SQ_QUEUED;
 	rsim_dp_queue_locked(qp, 0);
 	return false;
+}
+
+/**
+ * rsim_dp_idle_locked() - the send queue becomes nobody's
+ * @qp: the QP; its lock held
+ *
+ * A mapped send queue asks for doorbells again, then (a full barrier,
+ * paired with the provider's after its index) looks at the ring once
+ * more: WRs published meanwhile, whose poster saw no flag and rang no
+ * doorbell, are claimed for the worker (rsim_dp_claim_locked()).
+ *
+ * Context: any; @qp's lock held.
+ */
+void rsim_dp_idle_locked(struct rsim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->owner = RSIM_SQ_IDLE;
+	if (!qp->sq.uslot)
+		return;
+	rsim_usq_set_db(&qp->sq, true);
+	/* the flag before the index: pairs with the provider's post */
+	smp_mb();
+	rsim_dp_claim_locked(qp, false);
 }
 
 /*
@@ -1654,7 +1702,10 @@ static void rsim_dp_leave_locked(struct rsim_qp *qp, enum rsim_sq_owner to)
 	if (to_rsim_dev(qp->ibqp.device)->dp_leave_hook)
 		to_rsim_dev(qp->ibqp.device)->dp_leave_hook(qp);
 #endif
-	qp->owner = to;
+	if (to == RSIM_SQ_IDLE)
+		rsim_dp_idle_locked(qp);
+	else
+		qp->owner = to;
 	/* the WR in execution was the last outstanding one: SQD drained */
 	if (qp->sqd_notify && qp->state == IB_QPS_SQD) {
 		qp->sqd_notify = false;
@@ -1807,6 +1858,23 @@ static bool rsim_dp_park(struct rsim_exec *x, struct rsim_budget *b,
 }
 
 /*
+ * The owner of a mapped send queue takes what its process published, if
+ * the kernel's queue is empty (qp.c).
+ */
+static void rsim_dp_pull(struct rsim_qp *qp, struct rsim_budget *b)
+{
+	struct rsim_notify n = {};
+	bool fatal;
+
+	if (!qp->sq.uslot)
+		return;
+	fatal = rsim_qp_pull_sq(qp, &n);
+	rsim_dp_notify(&n, b, qp);
+	if (fatal)
+		rsim_qp_raise(qp, IB_EVENT_QP_FATAL, b->worker ? NULL : qp);
+}
+
+/*
  * Complete the WR @x executed with @status and, in the same critical
  * section, look at the next one (into @nx). Returns false if the run
  * stops: the queue was given up, or the WR waits for an RNR retry.
@@ -1818,7 +1886,7 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 	struct rsim_send_wqe *wqe = x->wqe;
 	struct rsim_dp_stats wr_did = {};
 	unsigned long flags;
-	bool more;
+	bool more, empty;
 
 #if IS_ENABLED(CONFIG_KUNIT)
 	if (x->rsim->dp_test_hook)
@@ -1899,6 +1967,7 @@ out_pop:
 	/* a wake-up meant for this WR's wait; the next WR's take is later */
 	qp->rnr_wake = false;
 	qp->steer_cpu = -1;
+	empty = !qp->sq.count;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	/* handlers run while the responder is still held */
@@ -1909,6 +1978,8 @@ out_pop:
 	 * the queue up to another owner.
 	 */
 	rsim_dp_release(x);
+	if (empty)
+		rsim_dp_pull(qp, b);
 	spin_lock_irqsave(&qp->lock, flags);
 	more = rsim_dp_next_locked(qp, b, nx, &x->n);
 	spin_unlock_irqrestore(&qp->lock, flags);
@@ -1918,7 +1989,8 @@ out_pop:
 
 /*
  * Run the send queue the caller owns until it is given up; @claimed: a
- * post has just claimed it with a WR at the head.
+ * post has just claimed it with a WR at the head (not a mapped queue's
+ * doorbell, which may find only the ring's).
  */
 static void rsim_dp_process(struct rsim_qp *qp, struct rsim_budget *b,
 			    bool claimed)
@@ -1926,8 +1998,13 @@ static void rsim_dp_process(struct rsim_qp *qp, struct rsim_budget *b,
 	struct rsim_exec xs[2], *x = &xs[0];
 	struct rsim_notify n = {};
 	unsigned long flags;
-	bool more = claimed && rsim_dp_first(qp, b, x);
+	bool more;
 
+	if (qp->sq.uslot) {
+		rsim_dp_pull(qp, b);
+		claimed = false;
+	}
+	more = claimed && rsim_dp_first(qp, b, x);
 	if (!more) {
 		spin_lock_irqsave(&qp->lock, flags);
 		more = rsim_dp_next_locked(qp, b, x, &n);
@@ -2050,6 +2127,8 @@ void rsim_dp_wake_qpn(struct rsim_dev *rsim, u16 dlid,
 		if (qp->owner == RSIM_SQ_RNR) {
 			qp->owner = RSIM_SQ_IDLE;
 			run = rsim_dp_claim_locked(qp, inl);
+			if (qp->owner == RSIM_SQ_IDLE)
+				rsim_dp_idle_locked(qp);
 		} else if (qp->owner != RSIM_SQ_IDLE) {
 			/* it runs: if it is about to park, it retries instead */
 			qp->rnr_wake = true;
@@ -2139,3 +2218,4 @@ void rsim_dp_stop(struct rsim_qp *qp)
 	cancel_delayed_work_sync(&qp->work);
 	cancel_work_sync(&qp->wake_work);
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_dp_stop);

@@ -39,12 +39,15 @@ static int rsim_alloc_ucontext(struct ib_ucontext *uctx,
 	if (err)
 		return err;
 	if (cmd.flags & ~(RSIM_UCTX_MAP_CQ | RSIM_UCTX_MAP_RQ |
-			  RSIM_UCTX_MAP_SQ) ||
+			  RSIM_UCTX_MAP_SQ | RSIM_UCTX_SQ_DB) ||
 	    cmd.reserved ||
 	    (udata->inlen > sizeof(cmd) &&
 	     !ib_is_udata_cleared(udata, sizeof(cmd),
 				  udata->inlen - sizeof(cmd))))
 		return -EINVAL;
+	/* the doorbell flag means something only for mapped send queues */
+	if (!(cmd.flags & RSIM_UCTX_MAP_SQ))
+		cmd.flags &= ~RSIM_UCTX_SQ_DB;
 	uc->map = cmd.flags;
 	resp.caps = uc->map;
 	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));

@@ -618,7 +618,8 @@ void rsim_qp_error_locked(struct rsim_qp *qp, struct rsim_notify *n)
 	rsim_qp_flush_rq_locked(qp, n);
 	if (qp->owner == RSIM_SQ_IDLE || qp->owner == RSIM_SQ_RNR) {
 		rsim_qp_flush_sq_locked(qp, n);
-		qp->owner = RSIM_SQ_IDLE;
+		/* what a mapped send queue has published: the worker flushes */
+		rsim_dp_idle_locked(qp);
 	}
 }
 
@@ -730,7 +731,7 @@ static void rsim_qp_reset_locked(struct rsim_qp *qp)
 	qp->ack_tries = 0;
 	qp->rnr_wake = false;
 	qp->steer_cpu = -1;
-	qp->owner = RSIM_SQ_IDLE;
+	rsim_dp_idle_locked(qp);
 }
 
 /*
@@ -1131,43 +1132,41 @@ static bool rsim_post_send_slot(struct rsim_qp *qp, u32 i,
 	return false;
 }
 
-/*
- * A mapped send queue's doorbell (usq.c): the post_send command with no
- * WR. The slots published since the last doorbell (the process's index,
- * read once) are copied into the kernel's send queue, outside the QP's
- * lock, at its tail: the owner of the queue only moves its head, and
- * doorbells and transitions to RESET are serialized by @modify_mutex.
- * They are then posted as the command's WRs are. A producer index
- * further ahead than the queue has room for puts the QP in the error
- * state, with IB_EVENT_QP_FATAL.
+/**
+ * rsim_qp_pull_sq() - take what a mapped send queue's process published
+ * @qp: the QP; the caller owns its send queue (dp.c) and holds no lock
+ * @n: notifications (the error state's flush of the receive queue)
  *
- * Context: process (uverbs); sleeps for @modify_mutex.
+ * Once the kernel's send queue is empty, in RTS or in the error state
+ * (whose flush completes them), the slots published since the last take
+ * (the process's index, read once) are copied and checked (usq.c) into
+ * the kernel's queue, outside the QP's lock: only the owner adds to it.
+ * A WR that breaks a rule ends the take; it is queued marked bad and
+ * puts the QP in the error state in its turn. A producer index further
+ * ahead than the queue has room for puts the QP in the error state now.
+ *
+ * Context: process (a user QP's send queue runs nowhere else); no lock
+ * held.
+ * Return: true if the QP entered the error state for its producer index:
+ *	the caller raises IB_EVENT_QP_FATAL.
  */
-static int rsim_post_send_ring(struct rsim_qp *qp)
+bool rsim_qp_pull_sq(struct rsim_qp *qp, struct rsim_notify *n)
 {
-	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
-	bool inl = rsim_dp_may_run_inline();
 	u32 base, room, tail, k, i;
-	struct rsim_notify n = {};
-	enum ib_qp_state state;
 	bool fatal = false;
-	bool run = false;
 	unsigned long flags;
-	int err = 0;
 
-	atomic64_inc(&rsim->send_doorbells);
-	mutex_lock(&qp->modify_mutex);
 	spin_lock_irqsave(&qp->lock, flags);
-	state = qp->state;
-	base = qp->sq.ucons + qp->sq.count;
-	room = qp->sq.max_wr - qp->sq.count;
-	tail = (qp->sq.head + qp->sq.count) % qp->sq.max_wr;
-	spin_unlock_irqrestore(&qp->lock, flags);
-	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
-	    state == IB_QPS_RTR) {
-		err = -EINVAL;
-		goto out_unlock;
+	if (qp->dying || qp->sq.count ||
+	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_ERR)) {
+		spin_unlock_irqrestore(&qp->lock, flags);
+		return false;
 	}
+	base = qp->sq.ucons;
+	room = qp->sq.max_wr;
+	tail = qp->sq.head;
+	spin_unlock_irqrestore(&qp->lock, flags);
+
 	k = rsim_usq_prod(&qp->sq) - base;
 	if (k > room) {
 		fatal = true;
@@ -1185,16 +1184,40 @@ static int rsim_post_send_ring(struct rsim_qp *qp)
 	}
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->sq.count += k;
-	if (fatal || qp->state == IB_QPS_ERR)
-		rsim_qp_error_locked(qp, &n);
-	else if (qp->state == IB_QPS_RTS)
+	fatal = fatal && qp->state != IB_QPS_ERR;
+	if (fatal)
+		rsim_qp_error_locked(qp, n);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return fatal;
+}
+
+/*
+ * A mapped send queue's doorbell (usq.c): the post_send command with no
+ * WR. It claims the queue if nobody runs it: in RTS to execute what is
+ * published, in the error state to flush it (rsim_dp_claim_locked()).
+ * The owner takes the WRs from the ring (rsim_qp_pull_sq()); a doorbell
+ * that finds an owner has nothing to do, since the owner looks at the
+ * ring before it lets the queue go. Before RTS, the doorbell is -EINVAL,
+ * as the post_send command is.
+ *
+ * Context: process (uverbs).
+ */
+static int rsim_post_send_ring(struct rsim_qp *qp)
+{
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	bool inl = rsim_dp_may_run_inline();
+	unsigned long flags;
+	bool run = false;
+	int err = 0;
+
+	atomic64_inc(&rsim->send_doorbells);
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT ||
+	    qp->state == IB_QPS_RTR)
+		err = -EINVAL;
+	else
 		run = rsim_dp_claim_locked(qp, inl);
 	spin_unlock_irqrestore(&qp->lock, flags);
-out_unlock:
-	mutex_unlock(&qp->modify_mutex);
-	rsim_notify_run(&n, qp);
-	if (fatal)
-		rsim_qp_raise(qp, IB_EVENT_QP_FATAL, qp);
 	if (run)
 		rsim_dp_run(qp);
 	return err;

@@ -1482,6 +1482,8 @@ struct rsim_usq_ib_wr {
 
 int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
 		 struct rsim_wq *sq, u32 max_inline, struct rsim_uwq_resp *resp);
+void rsim_usq_set_db(struct rsim_wq *sq, bool db);
+u32 rsim_usq_published(struct rsim_wq *sq, bool *room);
 void rsim_usq_popped(struct rsim_wq *sq);
 void rsim_usq_reset(struct rsim_wq *sq);
 u32 rsim_usq_prod(struct rsim_wq *sq);
@@ -1494,6 +1496,7 @@ void rsim_qp_push(struct rsim_notify *n, struct rsim_qp *qp,
 		  struct ib_cq *ibcq, const struct ib_wc *wc, bool solicited);
 void rsim_qp_flush_sq_locked(struct rsim_qp *qp, struct rsim_notify *n);
 void rsim_qp_error_locked(struct rsim_qp *qp, struct rsim_notify *n);
+bool rsim_qp_pull_sq(struct rsim_qp *qp, struct rsim_notify *n);
 void rsim_qp_fatal(struct rsim_qp *qp, const struct rsim_qp *own);
 void rsim_qp_event(struct rsim_qp *qp, enum ib_event_type type);
 enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
@@ -1501,6 +1504,7 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op);
 /* dp.c */
 bool rsim_dp_may_run_inline(void);
 bool rsim_dp_claim_locked(struct rsim_qp *qp, bool inl);
+void rsim_dp_idle_locked(struct rsim_qp *qp);
 void rsim_dp_run(struct rsim_qp *qp);
 void rsim_dp_wake_qpn(struct rsim_dev *rsim, u16 dlid,
 		      const union ib_gid *dgid, u32 qpn, u32 from, bool inl);

@@ -5,15 +5,26 @@
  * A context whose provider asked for RSIM_UCTX_MAP_SQ gets, for each
  * QP with a send queue, a ring (umap.c) of struct rsim_uswqe slots
  * (rdmasim-abi.h) that the provider fills and publishes by its producer
- * index, then rings the doorbell: the post_send command with no WR, as
- * rxe's provider does. Slot i of the ring is the send queue's WR i; the
- * ring's consumer index, a mirror the kernel writes, counts the WRs
- * completed (&rsim_wq.ucons), so the process reuses a slot once its WR
- * is done, as with a hardware queue.
+ * index. Slot i of the ring is the send queue's WR i; the ring's consumer
+ * index, a mirror the kernel writes, counts the WRs completed
+ * (&rsim_wq.ucons), so the process reuses a slot once its WR is done, as
+ * with a hardware queue.
  *
- * Nothing in the ring is trusted. At a doorbell the kernel reads the
- * producer index once, copies each new slot once into kernel memory
- * (the QP's @uslot), checks the copy with the post_send command's rules
+ * Doorbells, as siw's: the doorbell is the post_send command with no WR
+ * (rxe's provider rings that one after every post), and it is needed
+ * only while nobody executes the queue, which the ring's flags say
+ * (RSIM_URING_F_DOORBELL, set while the queue's owner is IDLE, dp.c).
+ * The doorbell claims the queue. Its owner, the doorbell's context or
+ * the worker, takes what is published whenever the kernel's queue runs
+ * empty (rsim_qp_pull_sq()), and before it lets the queue go it sets the
+ * flag, then (a full barrier) reads the producer index again: a post the
+ * owner did not see finds the flag set and rings. A busy queue therefore
+ * takes a stream of posts with no system call at all. Only the owner
+ * takes from the ring, so takes need no lock of their own.
+ *
+ * Nothing in the ring is trusted. The owner reads the producer index
+ * once per take, copies each new slot once into kernel memory (the QP's
+ * @uslot), checks the copy with the post_send command's rules
  * (rsim_usq_wr()) and queues it in the kernel's own send queue, which the
  * engine executes as any QP's; what the process writes into a slot
  * afterwards changes nothing. A UD WR names its AH by the number
@@ -23,9 +34,11 @@
  * IB_WC_LOC_QP_OP_ERR and puts the QP in the error state, so that
  * completions keep the order of the WRs. A producer index further ahead
  * than the queue has room for puts the QP in the error state at once,
- * with IB_EVENT_QP_FATAL.
+ * with IB_EVENT_QP_FATAL, and is not looked at again: no doorbell starts
+ * a take of it.
  */
 
+#include <kunit/visibility.h>
 #include <linux/log2.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdmasim/rdmasim-abi.h>
@@ -73,6 +86,9 @@ int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
 		return -ENOMEM;
 	}
 	sq->umap = m;
+	/* nobody executes the queue yet: the first post rings */
+	sq->db = false;
+	rsim_usq_set_db(sq, true);
 	resp->mmap_offset = rsim_umap_offset(m);
 	resp->mmap_len = m->len;
 	resp->nslots = sq->nslots;
@@ -80,6 +96,46 @@ int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
 	resp->stride = stride;
 	atomic64_inc(&rsim->sq_rings);
 	return 0;
+}
+
+/**
+ * rsim_usq_set_db() - ask for doorbells, or stop asking
+ * @sq: a mapped send queue; its QP's lock held
+ * @db: RSIM_URING_F_DOORBELL: nobody executes the queue
+ *
+ * The flags' cache line is written only when the flag changes. Setting
+ * it, the caller then (a full barrier) looks at the producer index again
+ * (rsim_usq_published()).
+ *
+ * Context: any; does not sleep.
+ */
+void rsim_usq_set_db(struct rsim_wq *sq, bool db)
+{
+	if (sq->db == db)
+		return;
+	sq->db = db;
+	WRITE_ONCE(rsim_usq_hdr(sq)->flags, db ? RSIM_URING_F_DOORBELL : 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_usq_set_db);
+
+/**
+ * rsim_usq_published() - WRs in the ring for a take
+ * @sq: a mapped send queue; its QP's lock held
+ * @room: set if they fit in the queue's room; if not, the process's index
+ *	is out of range (a take puts the QP in the error state)
+ *
+ * The process's index, read once, against the slot the next take starts
+ * at (the WRs completed, then those in the kernel's queue).
+ *
+ * Context: any; does not sleep.
+ * Return: how many WRs the index is past that slot (0: none).
+ */
+u32 rsim_usq_published(struct rsim_wq *sq, bool *room)
+{
+	u32 n = READ_ONCE(rsim_usq_hdr(sq)->prod) - (sq->ucons + sq->count);
+
+	*room = n <= sq->max_wr - sq->count;
+	return n;
 }
 
 /**
@@ -107,6 +163,7 @@ void rsim_usq_reset(struct rsim_wq *sq)
 {
 	sq->ucons = READ_ONCE(rsim_usq_hdr(sq)->prod);
 	WRITE_ONCE(rsim_usq_hdr(sq)->cons, sq->ucons);
+	rsim_usq_set_db(sq, true);
 }
 
 /**
@@ -159,7 +216,7 @@ enum ib_wr_opcode rsim_usq_opcode_or_send(u32 op)
 
 /**
  * rsim_usq_wr() - copy slot @i of a mapped send queue and make it a WR
- * @qp: the QP; its doorbells serialized (@modify_mutex)
+ * @qp: the QP; the caller owns its send queue (dp.c), with no lock held
  * @i: the slot's index (free-running)
  * @w: where to build the WR (its sg_list points into the copy)
  * @inl: the inline data, if the WR is inline (into the copy)
