@@ -199,6 +199,8 @@ rsim_build_modules() {
 		xargs -0 cp --parents -t "$RSIM_MODDIR")
 	$run make -C "${RSIM_MODDIR#"${RSIM_CHROOT:-}"}" -j"$(nproc)" KDIR="$kdir" \
 		ARCH="$arch" W=1 "$@" >"$RSIM_MODDIR.log" 2>&1 || {
+		# a parallel build's compiler errors scroll past its last lines
+		grep -E -A3 "error:" "$RSIM_MODDIR.log" | head -40 >&2 || true
 		tail -30 "$RSIM_MODDIR.log" >&2
 		die "module build against $name failed"
 	}
