@@ -11,6 +11,13 @@
  * up to bench_iters cycles (at most three seconds) after 100 to warm up.
  * The case fails only if a work request does; the time is a figure:
  * "rdma_conformance: bench <dev> frwr_cycle <ns> ns per cycle".
+ *
+ * And the verbs a ULP's MR pool is made of, each timed the same way (at
+ * most a second a figure): ib_alloc_mr(MEM_REG, n) for n = 1, 16 and 256
+ * and the ib_dereg_mr() of those MRs, in batches of RCF_BENCH_BATCH so
+ * that an allocation does not merely reuse the object just freed; and
+ * ib_map_mr_sg() of 16 and 256 pages into one MR. Lines
+ * "rdma_conformance: bench <dev> <figure> <ns> ns per op, <n> ops".
  */
 
 #include <linux/ktime.h>
@@ -19,6 +26,9 @@
 
 #define RCF_BENCH_WARMUP	100
 #define RCF_BENCH_MAX_NS	(3 * NSEC_PER_SEC)
+/* the MR verbs' figures: at most this long each, MRs held at once */
+#define RCF_BENCH_OP_NS		NSEC_PER_SEC
+#define RCF_BENCH_BATCH		64
 
 /* post one WR on @s with @post, then busy-poll its completion */
 static int rcf_bench_wr(struct rcf_side *s, int post,
@@ -88,8 +98,110 @@ static void rcf_test_frwr_cycle(struct kunit *test)
 		t->name, div_u64(ns, n), n);
 }
 
+static void rcf_bench_print(struct rcf_target *t, const char *what,
+			    u32 arg, u64 ns, u32 n)
+{
+	pr_info("rdma_conformance: bench %s %s_%u %llu ns per op, %u ops\n",
+		t->name, what, arg, n ? div_u64(ns, n) : 0, n);
+}
+
+/*
+ * ib_alloc_mr(MEM_REG, @nsg), RCF_BENCH_BATCH at a time, then the
+ * ib_dereg_mr() of each; 0 or the allocation's error
+ */
+static int rcf_bench_alloc(struct kunit *test, struct ib_pd *pd, u32 nsg)
+{
+	struct rcf_target *t = rcf_target(test);
+	struct ib_mr *mrs[RCF_BENCH_BATCH];
+	u64 ta = 0, td = 0, t0;
+	int err = 0;
+	u32 n = 0, i, k;
+
+	while (!err && n < rcf_bench_iters && ta + td < RCF_BENCH_OP_NS) {
+		t0 = ktime_get_ns();
+		for (k = 0; k < RCF_BENCH_BATCH; k++) {
+			mrs[k] = ib_alloc_mr(pd, IB_MR_TYPE_MEM_REG, nsg);
+			if (IS_ERR(mrs[k])) {
+				err = PTR_ERR(mrs[k]);
+				break;
+			}
+		}
+		ta += ktime_get_ns() - t0;
+		t0 = ktime_get_ns();
+		for (i = 0; i < k; i++)
+			ib_dereg_mr(mrs[i]);
+		td += ktime_get_ns() - t0;
+		n += k;
+	}
+	if (!err) {
+		rcf_bench_print(t, "alloc_mr", nsg, ta, n);
+		rcf_bench_print(t, "dereg_mr", nsg, td, n);
+	}
+	return err;
+}
+
+/* Figures: ns per ib_alloc_mr(MEM_REG, n), n = 1, 16, 256, and dereg. */
+static void rcf_test_alloc_dereg(struct kunit *test)
+{
+	static const u32 nsg[] = { 1, 16, 256 };
+	struct ib_pd *pd = rcf_pd(test);
+	unsigned int i;
+	int err;
+
+	kunit_info(test, "figure: ib_alloc_mr(MEM_REG, n) and ib_dereg_mr");
+	rcf_need_frwr(test);
+	for (i = 0; i < ARRAY_SIZE(nsg); i++) {
+		err = rcf_bench_alloc(test, pd, nsg[i]);
+		if (err) {
+			RCF_FAIL(test, "ib_alloc_mr(%u) failed: %d", nsg[i],
+				 err);
+			return;
+		}
+	}
+}
+
+/* Figures: ns per ib_map_mr_sg() of 16 and of 256 pages. */
+static void rcf_test_map_mr_sg(struct kunit *test)
+{
+	static const int pages[] = { 16, 256 };
+	struct rcf_target *t = rcf_target(test);
+	struct ib_pd *pd = rcf_pd(test);
+	struct scatterlist *sgl;
+	struct rcf_buf *b;
+	struct ib_mr *mr;
+	unsigned int i;
+	u64 t0, ns;
+	int j, np;
+	u32 n;
+
+	kunit_info(test, "figure: ib_map_mr_sg of 16 and 256 pages");
+	rcf_need_frwr(test);
+	mr = rcf_mr(test, pd, IB_MR_TYPE_MEM_REG, 256);
+	b = rcf_buf_new(test, pd->device, PAGE_SIZE, 0);
+	sgl = rcf_sgl(test, 256);
+	for (j = 0; j < 256; j++)
+		rcf_sg_set(&sgl[j], b->dma, PAGE_SIZE);
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		np = pages[i];
+		n = 0;
+		ns = 0;
+		t0 = ktime_get_ns();
+		while (n < rcf_bench_iters && ns < RCF_BENCH_OP_NS) {
+			if (ib_map_mr_sg(mr, sgl, np, NULL, PAGE_SIZE) != np) {
+				RCF_FAIL(test, "ib_map_mr_sg(%d) failed", np);
+				return;
+			}
+			n++;
+			ns = ktime_get_ns() - t0;
+		}
+		rcf_bench_print(t, "map_mr_sg", np, ns, n);
+	}
+}
+
 static struct kunit_case rcf_bench_cases[] = {
 	RCF_CASE(frwr_cycle),
+	RCF_CASE(alloc_dereg),
+	RCF_CASE(map_mr_sg),
 	{}
 };
 

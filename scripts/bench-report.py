@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim: make bench's report (scripts/bench.sh). Reads the bench boot's
+# console log and writes, into the output directory:
+#
+#   bench.json  every figure: its unit, whether lower or higher is better,
+#               each device's value (and lowest-highest where there were
+#               rounds), the best peer and rdmasim0's ratio against it
+#   bench.txt   the same as one table, printed by bench.sh too
+#   bench.dat   the chart's data (one row a figure), for gnuplot
+#
+# The ratio is always "times better than the best peer" (> 1: rdmasim0
+# is better): the peer's time over rdmasim0's for a time, rdmasim0's rate
+# over the peer's for a rate. Peers are the devices measured in the same
+# boot (rxe0, siw0); a figure with none has no ratio.
+#
+#   bench-report.py <console log> <output directory>
+
+import json
+import re
+import sys
+
+SUBJECT = "rdmasim0"
+PEERS = ("rxe0", "siw0")
+
+
+def figure(figs, fid, title, unit, better, group):
+    """The figure @fid, made if it is new."""
+    if fid not in figs:
+        figs[fid] = {"id": fid, "title": title, "unit": unit,
+                     "better": better, "group": group, "values": {},
+                     "range": {}}
+    return figs[fid]
+
+
+def parse(lines):
+    """Figures (in the order first met) and the notes (other lines)."""
+    figs, notes = {}, []
+    cb = re.compile(r"rdma_conformance: bench (\S+) (\S+) (\d+) ns per")
+    names = {
+        "frwr_cycle": ("REG_MR + 4 KiB WRITE + LOCAL_INV cycle",
+                       "FRWR and the MR verbs"),
+        "alloc_mr_1": ("ib_alloc_mr(MEM_REG, 1)", "FRWR and the MR verbs"),
+        "alloc_mr_16": ("ib_alloc_mr(MEM_REG, 16)", "FRWR and the MR verbs"),
+        "alloc_mr_256": ("ib_alloc_mr(MEM_REG, 256)",
+                         "FRWR and the MR verbs"),
+        "dereg_mr_1": ("ib_dereg_mr (1 entry)", "FRWR and the MR verbs"),
+        "dereg_mr_16": ("ib_dereg_mr (16 entries)", "FRWR and the MR verbs"),
+        "dereg_mr_256": ("ib_dereg_mr (256 entries)",
+                         "FRWR and the MR verbs"),
+        "map_mr_sg_16": ("ib_map_mr_sg, 16 pages", "FRWR and the MR verbs"),
+        "map_mr_sg_256": ("ib_map_mr_sg, 256 pages",
+                          "FRWR and the MR verbs"),
+    }
+    pt = {
+        "ib_write_lat": ("perftest ib_write_lat, 8 B", "us", "lower"),
+        "ib_send_lat": ("perftest ib_send_lat, 8 B", "us", "lower"),
+        "ib_write_bw": ("perftest ib_write_bw, 64 KiB", "MB/s", "higher"),
+        "ib_send_bw": ("perftest ib_send_bw, 8 B (message rate)", "Mpps",
+                       "higher"),
+    }
+    puda = {
+        "puda pool, per-CPU cache": SUBJECT,
+        "irdma pool (list + lock)": "irdma-style",
+        "per use: alloc+map+unmap+free": "per-use map",
+    }
+    for raw in lines:
+        line = re.sub(r"^\[ *[0-9.]+\] ", "", raw.rstrip("\n"))
+        m = cb.search(line)
+        if m:
+            dev, what, ns = m.group(1), m.group(2), int(m.group(3))
+            title, group = names.get(what, (what, "other"))
+            figure(figs, what, title, "ns", "lower",
+                   group)["values"][dev] = ns
+            continue
+        w = line.split()
+        if line.startswith("RSIM-BENCH pingpong ") and len(w) == 7:
+            f = figure(figs, "rc_pingpong_e",
+                       "ibv_rc_pingpong -e, 64 B round trip", "us", "lower",
+                       "userspace (two processes, two CPUs)")
+            f["values"][w[2]] = float(w[3])
+            f["range"][w[2]] = [float(w[4]), float(w[5])]
+        elif line.startswith("RSIM-BENCH perftest ") and len(w) == 8 \
+                and w[2] in pt:
+            title, unit, better = pt[w[2]]
+            f = figure(figs, w[2], title, unit, better,
+                       "userspace (two processes, two CPUs)")
+            f["values"][w[3]] = float(w[4])
+            f["range"][w[3]] = [float(w[5]), float(w[6])]
+        elif line.startswith("rdmasim_bench: "):
+            body = line[len("rdmasim_bench: "):]
+            for label, who in puda.items():
+                if body.startswith(label):
+                    nums = body[len(label):].split()
+                    # ns and ratio on 1 CPU, then on 2
+                    for cpus, ns in ((1, nums[0]), (2, nums[2])):
+                        f = figure(figs, "puda_%dcpu" % cpus,
+                                   "PUDA get+return, %d CPU%s (no IOMMU)" %
+                                   (cpus, "s" if cpus > 1 else ""),
+                                   "ns", "lower", "PUDA pool")
+                        f["values"][who] = int(ns)
+        elif line.startswith("RSIM-BENCH syscalls ") or \
+                line.startswith("RSIM-BENCH cost "):
+            notes.append(line[len("RSIM-BENCH "):])
+    return list(figs.values()), notes
+
+
+def rate(f):
+    """Best peer and rdmasim0's times-better ratio against it."""
+    v = f["values"]
+    if f["group"] == "PUDA pool":
+        peers = [p for p in v if p != SUBJECT]
+    else:
+        peers = [p for p in PEERS if p in v]
+    peers = [p for p in peers if v[p] > 0]
+    if SUBJECT not in v or not v[SUBJECT] or not peers:
+        return None, None
+    if f["better"] == "lower":
+        best = min(peers, key=lambda p: v[p])
+        return best, v[best] / v[SUBJECT]
+    best = max(peers, key=lambda p: v[p])
+    return best, v[SUBJECT] / v[best]
+
+
+def fmt(x):
+    if x is None:
+        return "-"
+    if x >= 1000:
+        return "%.0f" % x
+    if x >= 10:
+        return "%.1f" % x
+    return "%.3g" % x
+
+
+def main():
+    log, out = sys.argv[1], sys.argv[2]
+    with open(log, errors="replace") as fh:
+        figs, notes = parse(fh)
+    for f in figs:
+        f["best_peer"], f["ratio"] = rate(f)
+    with open(out + "/bench.json", "w") as fh:
+        json.dump({"subject": SUBJECT, "figures": figs, "notes": notes},
+                  fh, indent=1)
+        fh.write("\n")
+
+    cols = [SUBJECT, "rdmasim0-nomap", "rxe0", "siw0",
+            "irdma-style", "per-use map"]
+    used = [c for c in cols if any(c in f["values"] for f in figs)]
+    head = ["figure", "unit"] + used + ["vs best peer"]
+    rows, group = [], None
+    for f in figs:
+        if f["group"] != group:
+            group = f["group"]
+            rows.append([group])
+        r = f["ratio"]
+        rows.append(["  " + f["title"], f["unit"] + (
+            "" if f["better"] == "lower" else " (more is better)")] +
+            [fmt(f["values"].get(c)) for c in used] +
+            ["%.2fx %s" % (r, f["best_peer"]) if r else "-"])
+    w = [max(len(r[i]) for r in rows + [head] if len(r) > i)
+         for i in range(len(head))]
+    text = ["rdmasim0 against its peers, one boot (non-debug kernel, two "
+            "CPUs).",
+            "\"vs best peer\": how many times better rdmasim0 is than the "
+            "best of the",
+            "others (> 1: better); time figures (lower is better) unless "
+            "marked.", ""]
+    text.append("  ".join(h.ljust(w[i])
+                          for i, h in enumerate(head)).rstrip())
+    for r in rows:
+        if len(r) == 1:
+            text.append(r[0])
+            continue
+        text.append("  ".join(c.ljust(w[i]) if i < 2 else c.rjust(w[i])
+                              for i, c in enumerate(r)).rstrip())
+    if notes:
+        text.append("")
+        text += notes
+    with open(out + "/bench.txt", "w") as fh:
+        fh.write("\n".join(text) + "\n")
+
+    with open(out + "/bench.dat", "w") as fh:
+        fh.write("# figure (title) ratio best-peer\n")
+        for f in figs:
+            if f["ratio"]:
+                fh.write('"%s" %.4f "%s"\n' % (f["title"], f["ratio"],
+                                               f["best_peer"]))
+    print("\n".join(text))
+
+
+if __name__ == "__main__":
+    main()
