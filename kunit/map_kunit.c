@@ -9,6 +9,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/prandom.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -342,12 +343,138 @@ static void rsim_map_test_sg_prefix(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rsim_mr_sg_prefix(&sgl[1], 1, 0, 0x2000), 0);
 }
 
+/* the reference walk: the core helper, its set_page into @pages */
+struct rsim_map_ref {
+	struct ib_mr ibmr;
+	u32 n;
+	u32 max;
+	u64 pages[64];
+};
+
+static int rsim_map_ref_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct rsim_map_ref *r = container_of(ibmr, struct rsim_map_ref, ibmr);
+
+	if (r->n >= r->max)
+		return -ENOMEM;
+	r->pages[r->n++] = addr;
+	return 0;
+}
+
+/* a random entry: mostly continuing the last, sometimes not */
+static void rsim_map_rand_ent(struct rnd_state *rs, struct rsim_map_ent *e,
+			      u64 prev_end, u64 ps)
+{
+	u32 r = prandom_u32_state(rs);
+
+	switch (r % 8) {
+	case 0:		/* near the top of the address space */
+		e->addr = 0 - ps * (1 + r / 8 % 4) + (r / 64 % 2) * 0x80;
+		break;
+	case 1:		/* a gap */
+		e->addr = prev_end + ps;
+		break;
+	case 2:		/* unaligned, contiguous or not */
+		e->addr = prev_end + (r / 8 % 3) * 0x100;
+		break;
+	default:
+		e->addr = prev_end ? prev_end : 0x100000 + (r / 8 % 4) * ps;
+	}
+	switch (r / 512 % 6) {
+	case 0:
+		e->len = 0;
+		break;
+	case 1:
+		e->len = 1 + r / 4096 % 0x1800;
+		break;
+	default:
+		e->len = ps * (1 + r / 4096 % 3);
+	}
+}
+
+/*
+ * rsim_sg_to_pages() against what map_mr_sg did before it: a pass of
+ * rsim_mr_sg_prefix(), then the core's ib_sg_to_pages(). Random lists
+ * (contiguous, gapped, unaligned, empty and near-the-top entries, any
+ * offset into the first, 4K to 64K pages, a room of 1 to 16 pages): the
+ * same return value, offset out, iova, length and pages, every time.
+ */
+static void rsim_map_test_walk_matches_core(struct kunit *test)
+{
+	static const u64 sizes[] = { 0x1000, 0x2000, 0x10000 };
+	struct rsim_dev *rsim = rsim_kunit_shared_dev(test);
+	struct ib_pd *pd = rsim_kunit_pd(test, rsim);
+	struct ib_mr *mr = rsim_kunit_mr(test, pd, MR, 64);
+	struct rsim_mr *rmr = to_rsim_mr(mr);
+	struct rsim_map_ref *ref;
+	u32 max_segs = rmr->max_segs, iter, compared = 0;
+	struct rsim_map_ent e[MAX_ENTS];
+	struct scatterlist sgl[MAX_ENTS];
+	struct rnd_state rs;
+
+	ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	prandom_seed_state(&rs, 24);
+	for (iter = 0; iter < 20000; iter++) {
+		u64 ps = sizes[prandom_u32_state(&rs) % ARRAY_SIZE(sizes)];
+		int n = 1 + prandom_u32_state(&rs) % MAX_ENTS, i, nents;
+		unsigned int off = 0, roff, ooff;
+		u64 end = 0;
+		int rret, oret;
+
+		for (i = 0; i < n; i++) {
+			rsim_map_rand_ent(&rs, &e[i], end, ps);
+			end = e[i].addr + e[i].len;
+		}
+		if (e[0].len && prandom_u32_state(&rs) % 3 == 0)
+			off = prandom_u32_state(&rs) % e[0].len;
+		rsim_map_fill_sg(sgl, e, n);
+		/* a first entry map_mr_sg refuses never reaches a walk */
+		if (!rsim_mr_sg_prefix(sgl, 1, off, ps))
+			continue;
+
+		memset(ref, 0, sizeof(*ref));
+		ref->ibmr.page_size = ps;
+		ref->max = 1 + prandom_u32_state(&rs) % 16;
+		nents = rsim_mr_sg_prefix(sgl, n, off, ps);
+		roff = off;
+		rret = ib_sg_to_pages(&ref->ibmr, sgl, nents, &roff,
+				      rsim_map_ref_set_page);
+
+		rmr->max_segs = ref->max;
+		mr->page_size = ps;
+		ooff = off;
+		oret = rsim_sg_to_pages(rmr, sgl, n, &ooff);
+		rmr->max_segs = max_segs;
+
+		compared++;
+		KUNIT_EXPECT_EQ_MSG(test, oret, rret, "iteration %u", iter);
+		KUNIT_EXPECT_EQ_MSG(test, ooff, roff, "iteration %u", iter);
+		KUNIT_EXPECT_EQ_MSG(test, mr->iova, ref->ibmr.iova,
+				    "iteration %u", iter);
+		KUNIT_EXPECT_EQ_MSG(test, mr->length, ref->ibmr.length,
+				    "iteration %u", iter);
+		KUNIT_EXPECT_EQ_MSG(test, rmr->nsegs, ref->n, "iteration %u",
+				    iter);
+		for (i = 0; i < ref->n && i < rmr->nsegs; i++) {
+			KUNIT_EXPECT_EQ(test, rmr->segs[i].addr, ref->pages[i]);
+			KUNIT_EXPECT_EQ(test, rmr->segs[i].len, ps);
+		}
+		if (test->status == KUNIT_FAILURE)
+			break;
+	}
+	/* most lists reach the walks */
+	KUNIT_EXPECT_GT(test, compared, 10000);
+	mr->page_size = P4K;
+}
+
 static struct kunit_case rsim_map_test_cases[] = {
 	KUNIT_CASE_PARAM(rsim_map_test_rule, rsim_map_gen_params),
 	KUNIT_CASE(rsim_map_test_partial_then_resume),
 	KUNIT_CASE(rsim_map_test_length_rule_grid),
 	KUNIT_CASE(rsim_map_test_dma_mapped_pages),
 	KUNIT_CASE(rsim_map_test_sg_prefix),
+	KUNIT_CASE(rsim_map_test_walk_matches_core),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

@@ -5,8 +5,9 @@
 # console log and writes, into the output directory:
 #
 #   bench.json  every figure: its unit, whether lower or higher is better,
-#               each device's value (and lowest-highest where there were
-#               rounds), the best peer and rdmasim0's ratio against it
+#               each device's value, the median of its rounds where there
+#               were several (and the lowest and highest), the best peer
+#               and rdmasim0's ratio against it
 #   bench.txt   the same as one table, printed by bench.sh too
 #   bench.dat   the chart's data (one row a figure), for gnuplot
 #
@@ -71,8 +72,8 @@ def parse(lines):
         if m:
             dev, what, ns = m.group(1), m.group(2), int(m.group(3))
             title, group = names.get(what, (what, "other"))
-            figure(figs, what, title, "ns", "lower",
-                   group)["values"][dev] = ns
+            f = figure(figs, what, title, "ns", "lower", group)
+            f.setdefault("rounds", {}).setdefault(dev, []).append(ns)
             continue
         w = line.split()
         if line.startswith("RSIM-BENCH pingpong ") and len(w) == 7:
@@ -103,6 +104,13 @@ def parse(lines):
         elif line.startswith("RSIM-BENCH syscalls ") or \
                 line.startswith("RSIM-BENCH cost "):
             notes.append(line[len("RSIM-BENCH "):])
+    # the kernel's figures come in rounds: each device's median, and range
+    for f in figs.values():
+        for dev, v in f.pop("rounds", {}).items():
+            v.sort()
+            f["values"][dev] = v[(len(v) - 1) // 2]
+            if len(v) > 1:
+                f["range"][dev] = [v[0], v[-1]]
     return list(figs.values()), notes
 
 
@@ -161,7 +169,9 @@ def main():
     w = [max(len(r[i]) for r in rows + [head] if len(r) > i)
          for i in range(len(head))]
     text = ["rdmasim0 against its peers, one boot (non-debug kernel, two "
-            "CPUs).",
+            "CPUs); the kernel's",
+            "figures are medians of three rounds, perftest's of three "
+            "runs, pingpong's of five.",
             "\"vs best peer\": how many times better rdmasim0 is than the "
             "best of the",
             "others (> 1: better); time figures (lower is better) unless "

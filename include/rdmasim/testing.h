@@ -51,8 +51,11 @@ int rsim_puda_live_mappings(void);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* mr.c */
+struct rsim_mr;
 int rsim_mr_sg_prefix(struct scatterlist *sgl, int nents, unsigned int offset,
 		      u64 page_size);
+int rsim_sg_to_pages(struct rsim_mr *mr, struct scatterlist *sgl,
+		     int sg_nents, unsigned int *sg_offset_p);
 #endif
 
 #endif /* RDMASIM_TESTING_H */
