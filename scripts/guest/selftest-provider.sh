@@ -329,6 +329,11 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"sq idle_ring_asks_doorbell 0" \
 		"sq hostile_opcode 0" "sq hostile_num_sge 0" \
 		"sq hostile_prod_index 0"
+	# memory windows: a type 1 bind, and binds through QPs whose send
+	# queue cannot carry one (UD, none at all) refused
+	check "provider_verbs_memory_windows" lines /run/verbs \
+		"mw bind_type_1 0" "mw bind_ud_qp EINVAL" \
+		"mw bind_no_send_queue EINVAL"
 	check "provider_verbs_other_context" lines /run/verbs \
 		"ctx2 dealloc_pd_of_ctx2 ENOENT" "ctx2 dealloc_dmah_busy EBUSY" \
 		"ctx2 close 0"

@@ -1843,9 +1843,19 @@ static int rsim_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 		.opcode = IBV_WR_BIND_MW,
 		.send_flags = mw_bind->send_flags,
 	};
+	struct rsim_qp *rqp = container_of(qp, struct rsim_qp, vqp.qp);
 	struct ibv_send_wr *bad;
 	int ret;
 
+	/*
+	 * Only an RC or UC QP's send ring carries a bind; never the post
+	 * command, which cannot (and reads a UD WR's AH, which a bind has
+	 * none of)
+	 */
+	ret = EINVAL;
+	if (!rqp->sq.ring ||
+	    (qp->qp_type != IBV_QPT_RC && qp->qp_type != IBV_QPT_UC))
+		return ret;
 	wr.bind_mw.mw = mw;
 	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
 	wr.bind_mw.bind_info = mw_bind->bind_info;

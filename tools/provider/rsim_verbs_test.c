@@ -1681,6 +1681,38 @@ static void sq_rings(struct rq_env *e, bool mapped)
 	rq_destroy_qp(e);
 }
 
+/*
+ * ibv_bind_mw() of @mw to @mr through a new QP of @type with
+ * @send_wr send WRs (0: no send queue), in INIT; its errno
+ */
+static int mw_bind_other_qp(struct rq_env *e, struct ibv_mw *mw,
+			    struct ibv_mr *mr, enum ibv_qp_type type,
+			    uint32_t send_wr)
+{
+	struct ibv_qp_init_attr qa = {
+		.send_cq = e->cq, .recv_cq = e->cq, .qp_type = type,
+		.cap = { .max_send_wr = send_wr, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_mw_bind b = {
+		.wr_id = 14, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = mr, .addr = (uintptr_t)mr->addr,
+			       .length = 4096,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &qa);
+	uint32_t rkey = mw->rkey;
+	int ret;
+
+	if (!qp)
+		return errno ? errno : EIO;
+	ret = ibv_bind_mw(qp, mw, &b);
+	if (mw->rkey != rkey)
+		ret = EIO;
+	ibv_destroy_qp(qp);
+	return ret;
+}
+
 /* one signaled WRITE of @len bytes from the start of the buffer */
 static int mw_write(struct rq_env *e, uint32_t lkey, uint32_t rkey,
 		    void *to, uint32_t len, int want)
@@ -1766,6 +1798,11 @@ static void mw_rules(struct rq_env *e, bool mapped)
 		ret = EIO;
 	expect("mw", "write_through_type_1", ret, 0);
 	expect("mw", "dereg_mr_window_bound", ibv_dereg_mr(mr), EBUSY);
+	/* a bind through a QP whose send queue cannot carry one */
+	expect("mw", "bind_ud_qp", mw_bind_other_qp(e, mw1, mr, IBV_QPT_UD, 4),
+	       EINVAL);
+	expect("mw", "bind_no_send_queue",
+	       mw_bind_other_qp(e, mw1, mr, IBV_QPT_RC, 0), EINVAL);
 
 	/* type 2, bound with a send WR: one byte past the MR */
 	wr.bind_mw.mw = mw2;
