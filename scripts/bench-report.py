@@ -71,6 +71,19 @@ def parse(lines):
         m = cb.search(line)
         if m:
             dev, what, ns = m.group(1), m.group(2), int(m.group(3))
+            rd = re.match(r"rdma_(write|read)_(\d+)$", what)
+            if rd:
+                # ns per op into GB/s
+                size = int(rd.group(2))
+                f = figure(figs, what, "RDMA %s %s, one QP, one WR at a "
+                           "time" % (rd.group(1).upper(),
+                                     "%d KiB" % (size >> 10)
+                                     if size < 1 << 20 else
+                                     "%d MiB" % (size >> 20)),
+                           "GB/s", "higher", "RDMA throughput (kernel)")
+                f.setdefault("rounds", {}).setdefault(dev, []).append(
+                    size / ns if ns else 0)
+                continue
             title, group = names.get(what, (what, "other"))
             f = figure(figs, what, title, "ns", "lower", group)
             f.setdefault("rounds", {}).setdefault(dev, []).append(ns)

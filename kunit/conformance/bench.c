@@ -16,11 +16,13 @@
  * most a second a figure): ib_alloc_mr(MEM_REG, n) for n = 1, 16 and 256
  * and the ib_dereg_mr() of those MRs, in batches of RCF_BENCH_BATCH so
  * that an allocation does not merely reuse the object just freed; and
- * ib_map_mr_sg() of 16 and 256 pages into one MR. Lines
+ * ib_map_mr_sg() of 16 and 256 pages into one MR; and RDMA WRITE and
+ * READ of 64 KiB and 1 MiB on one QP, one WR at a time. Lines
  * "rdma_conformance: bench <dev> <figure> <ns> ns per op, <n> ops".
  */
 
 #include <linux/ktime.h>
+#include <linux/sizes.h>
 
 #include "conformance.h"
 
@@ -198,10 +200,82 @@ static void rcf_test_map_mr_sg(struct kunit *test)
 	}
 }
 
+/* an RDMA WRITE or READ of @len bytes on @f's connection; 0 or error */
+static int rcf_bench_rdma(struct rcf_frwr *f, struct rcf_buf *buf,
+			  struct ib_mr *mr, enum ib_wr_opcode op, u32 len)
+{
+	struct rcf_side *a = &f->c->a;
+
+	return rcf_bench_wr(a, rcf_post_rdma(a->qp, op, buf->dma,
+					     a->pd->local_dma_lkey, len,
+					     mr->iova, mr->rkey, 4),
+			    op == IB_WR_RDMA_READ ? IB_WC_RDMA_READ :
+						    IB_WC_RDMA_WRITE);
+}
+
+/*
+ * Figures: ns per RDMA WRITE and per RDMA READ of 64 KiB and of 1 MiB
+ * on one QP, one WR at a time (signalled, busy-polled), into and out of
+ * a 1 MiB MR the responder registered with REG_MR; make bench turns
+ * them into GB/s.
+ */
+static void rcf_test_rdma_throughput(struct kunit *test)
+{
+	static const u32 sizes[] = { SZ_64K, SZ_1M };
+	static const enum ib_wr_opcode ops[] = { IB_WR_RDMA_WRITE,
+						 IB_WR_RDMA_READ };
+	struct rcf_target *t = rcf_target(test);
+	struct scatterlist *sg = rcf_sgl(test, 1);
+	struct rcf_buf *buf, *dst;
+	unsigned int i, j;
+	struct rcf_frwr *f;
+	struct ib_mr *mr;
+	u64 t0, ns;
+	int err;
+	u32 n;
+
+	kunit_info(test, "figure: RDMA WRITE and READ of 64 KiB and 1 MiB, one QP");
+	f = rcf_frwr_new(test, RCF_ACCESS_ALL, RCF_NO_REG);
+	buf = rcf_buf_new(test, f->c->a.pd->device, SZ_1M, 0);
+	dst = rcf_buf_new(test, t->dev, SZ_1M, 0);
+	mr = rcf_mr(test, f->reg_side->pd, IB_MR_TYPE_MEM_REG,
+		    SZ_1M / PAGE_SIZE);
+	rcf_sg_set(sg, dst->dma, SZ_1M);
+	if (ib_map_mr_sg(mr, sg, 1, NULL, PAGE_SIZE) != 1) {
+		RCF_FAIL(test, "ib_map_mr_sg of 1 MiB failed");
+		return;
+	}
+	err = rcf_bench_wr(f->reg_side, rcf_post_reg(f->reg_side->qp, mr,
+						     mr->rkey, RCF_ACCESS_ALL,
+						     1), IB_WC_REG_MR);
+	for (i = 0; i < ARRAY_SIZE(ops) && !err; i++) {
+		for (j = 0; j < ARRAY_SIZE(sizes) && !err; j++) {
+			err = rcf_bench_rdma(f, buf, mr, ops[i], sizes[j]);
+			n = 0;
+			ns = 0;
+			t0 = ktime_get_ns();
+			while (!err && n < rcf_bench_iters &&
+			       ns < RCF_BENCH_OP_NS) {
+				err = rcf_bench_rdma(f, buf, mr, ops[i],
+						     sizes[j]);
+				n++;
+				ns = ktime_get_ns() - t0;
+			}
+			if (!err)
+				rcf_bench_print(t, ops[i] == IB_WR_RDMA_READ ?
+						"rdma_read" : "rdma_write",
+						sizes[j], ns, n);
+		}
+	}
+	if (err)
+		RCF_FAIL(test, "an RDMA WRITE or READ failed: %d", err);
+}
+
 static struct kunit_case rcf_bench_cases[] = {
 	RCF_CASE(frwr_cycle),
 	RCF_CASE(alloc_dereg),
 	RCF_CASE(map_mr_sg),
+	RCF_CASE(rdma_throughput),
 	{}
 };
 
