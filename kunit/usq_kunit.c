@@ -156,13 +156,23 @@ static void usq_hook_post_during_copy(struct rsim_qp *qp, void *slot)
 	usq_hook_db = dp_ring_publish(usq_qp, 4);
 }
 
-static void usq_hooks_init(struct dp_fixture *f, struct ib_mr *mr)
+/*
+ * A hook case's start: the ring on the fixture's QP b, @n sources, slot 0
+ * written (a WRITE into @mr), the hooks' state reset; the doorbell count
+ * before
+ */
+static u64 usq_hook_case(struct kunit *test, struct dp_fixture *f,
+			 struct ib_mr *mr, u32 n)
 {
+	dp_ring_attach(test, f->b);
+	usq_fill_src(f, n);
+	usq_slot_write(f->b, 0, f->src.dma, mr);
 	usq_qp = f->b;
 	usq_src = f->src.dma;
 	usq_target = mr;
 	usq_hook_done = false;
 	usq_hook_db = true;
+	return usq_doorbells(f);
 }
 
 /*
@@ -173,12 +183,8 @@ static void rsim_usq_test_busy_queue_takes_posts(struct kunit *test)
 {
 	struct dp_fixture *f = dp_fixture(test);
 	struct ib_mr *mr = usq_mr(test, f);
-	u64 db = usq_doorbells(f);
+	u64 db = usq_hook_case(test, f, mr, 4);
 
-	dp_ring_attach(test, f->b);
-	usq_fill_src(f, 4);
-	usq_slot_write(f->b, 0, f->src.dma, mr);
-	usq_hooks_init(f, mr);
 	f->rsim->usq_test_hook = usq_hook_post_during_copy;
 	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 1), 0);
 	usq_expect(test, f, 4, IB_WC_SUCCESS);
@@ -218,12 +224,8 @@ static void rsim_usq_test_post_as_owner_leaves(struct kunit *test)
 {
 	struct dp_fixture *f = dp_fixture(test);
 	struct ib_mr *mr = usq_mr(test, f);
-	u64 db = usq_doorbells(f);
+	u64 db = usq_hook_case(test, f, mr, 2);
 
-	dp_ring_attach(test, f->b);
-	usq_fill_src(f, 2);
-	usq_slot_write(f->b, 0, f->src.dma, mr);
-	usq_hooks_init(f, mr);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							usq_leave_hook_detach,
 							f->rsim), 0);
