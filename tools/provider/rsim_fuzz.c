@@ -496,6 +496,13 @@ static void op_mw(struct thread *t)
 			wr.bind_mw.rkey = below(t, 8) ? ibv_inc_rkey(mw->rkey) :
 					  rnd(t);
 			wr.bind_mw.bind_info = b.bind_info;
+			/*
+			 * a UD QP's WR names an AH, which libibverbs reads
+			 * where the post_send command carries it (a QP with
+			 * no send ring): a real one, as in op_post_send()
+			 */
+			if (((struct ibv_qp *)q->obj)->qp_type == IBV_QPT_UD)
+				wr.wr.ud.ah = ah;
 			count(t, !ibv_post_send(q->obj, &wr, &bad));
 		}
 		put(m);
