@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# rdmasim: make bench's report (scripts/bench.sh). Reads the bench boot's
-# console log and writes, into the output directory:
+# rdmasim: make bench's report (scripts/bench.sh). Reads the bench boots'
+# console logs (the UML boot's, the IOMMU boot's) and writes, into the
+# output directory:
 #
 #   bench.json  every figure: its unit, whether lower or higher is better,
 #               each device's value, the median of its rounds where there
@@ -16,7 +17,7 @@
 # over the peer's for a rate. Peers are the devices measured in the same
 # boot (rxe0, siw0); a figure with none has no ratio.
 #
-#   bench-report.py <console log> <output directory>
+#   bench-report.py <output directory> <console log>...
 
 import json
 import re
@@ -66,20 +67,27 @@ def parse(lines):
         "irdma pool (list + lock)": "irdma-style",
         "per use: alloc+map+unmap+free": "per-use map",
     }
+    # behind an IOMMU (the QEMU boot): the domain type of the table
+    iommu = None
+    modes = {"DMA": "strict", "DMA-FQ": "lazy"}
     for raw in lines:
         line = re.sub(r"^\[ *[0-9.]+\] ", "", raw.rstrip("\n"))
+        if line.startswith("RSIM-BENCH iommu "):
+            iommu = modes.get(line.split()[2])
+            continue
         m = cb.search(line)
         if m:
             dev, what, ns = m.group(1), m.group(2), int(m.group(3))
-            rd = re.match(r"rdma_(write|read)_(\d+)$", what)
+            rd = re.match(r"rdma_(write|read)(_16qp)?_(\d+)$", what)
             if rd:
                 # ns per op into GB/s
-                size = int(rd.group(2))
-                f = figure(figs, what, "RDMA %s %s, one QP, one WR at a "
-                           "time" % (rd.group(1).upper(),
-                                     "%d KiB" % (size >> 10)
-                                     if size < 1 << 20 else
-                                     "%d MiB" % (size >> 20)),
+                size = int(rd.group(3))
+                f = figure(figs, what, "RDMA %s %s, %s" % (
+                    rd.group(1).upper(),
+                    "%d KiB" % (size >> 10) if size < 1 << 20 else
+                    "%d MiB" % (size >> 20),
+                    "16 QPs, one WR in flight on each" if rd.group(2)
+                    else "one QP, one WR at a time"),
                            "GB/s", "higher", "RDMA throughput (kernel)")
                 f.setdefault("rounds", {}).setdefault(dev, []).append(
                     size / ns if ns else 0)
@@ -109,10 +117,19 @@ def parse(lines):
                     nums = body[len(label):].split()
                     # ns and ratio on 1 CPU, then on 2
                     for cpus, ns in ((1, nums[0]), (2, nums[2])):
-                        f = figure(figs, "puda_%dcpu" % cpus,
-                                   "PUDA get+return, %d CPU%s (no IOMMU)" %
-                                   (cpus, "s" if cpus > 1 else ""),
-                                   "ns", "lower", "PUDA pool")
+                        cs = "%d CPU%s" % (cpus, "s" if cpus > 1 else "")
+                        if iommu:
+                            f = figure(figs, "puda_iommu_%s_%dcpu" %
+                                       (iommu, cpus),
+                                       "PUDA get+return, %s, IOMMU %s" %
+                                       (cs, iommu), "ns", "lower",
+                                       "PUDA pool behind an IOMMU (QEMU "
+                                       "TCG, VT-d)")
+                        else:
+                            f = figure(figs, "puda_%dcpu" % cpus,
+                                       "PUDA get+return, %s (no IOMMU)" %
+                                       cs, "ns", "lower",
+                                       "PUDA pool (UML, no IOMMU)")
                         f["values"][who] = int(ns)
         elif line.startswith("RSIM-BENCH syscalls ") or \
                 line.startswith("RSIM-BENCH cost "):
@@ -130,7 +147,7 @@ def parse(lines):
 def rate(f):
     """Best peer and rdmasim0's times-better ratio against it."""
     v = f["values"]
-    if f["group"] == "PUDA pool":
+    if f["group"].startswith("PUDA pool"):
         peers = [p for p in v if p != SUBJECT]
     else:
         peers = [p for p in PEERS if p in v]
@@ -144,6 +161,16 @@ def rate(f):
     return best, v[SUBJECT] / v[best]
 
 
+def against(f, other):
+    """rdmasim0's times-better ratio against @other, or None."""
+    v = f["values"]
+    if not v.get(SUBJECT) or not v.get(other):
+        return None
+    if f["better"] == "lower":
+        return v[other] / v[SUBJECT]
+    return v[SUBJECT] / v[other]
+
+
 def fmt(x):
     if x is None:
         return "-"
@@ -155,11 +182,22 @@ def fmt(x):
 
 
 def main():
-    log, out = sys.argv[1], sys.argv[2]
-    with open(log, errors="replace") as fh:
-        figs, notes = parse(fh)
+    out, logs = sys.argv[1], sys.argv[2:]
+    lines = []
+    for log in logs:
+        try:
+            with open(log, errors="replace") as fh:
+                lines += fh.readlines()
+        except FileNotFoundError:
+            if log == logs[0]:
+                raise
+    figs, notes = parse(lines)
     for f in figs:
         f["best_peer"], f["ratio"] = rate(f)
+        f["vs_rxe0"] = against(f, "rxe0")
+        # without the fast path: the provider's commands, or no pool
+        f["vs_no_map"] = against(f, "rdmasim0-nomap") or \
+            against(f, "per-use map")
     with open(out + "/bench.json", "w") as fh:
         json.dump({"subject": SUBJECT, "figures": figs, "notes": notes},
                   fh, indent=1)
@@ -168,7 +206,8 @@ def main():
     cols = [SUBJECT, "rdmasim0-nomap", "rxe0", "siw0",
             "irdma-style", "per-use map"]
     used = [c for c in cols if any(c in f["values"] for f in figs)]
-    head = ["figure", "unit"] + used + ["vs best peer"]
+    head = ["figure", "unit"] + used + ["vs rxe0", "vs no-map",
+                                        "vs best peer"]
     rows, group = [], None
     for f in figs:
         if f["group"] != group:
@@ -178,16 +217,24 @@ def main():
         rows.append(["  " + f["title"], f["unit"] + (
             "" if f["better"] == "lower" else " (more is better)")] +
             [fmt(f["values"].get(c)) for c in used] +
+            ["%.2fx" % f[k] if f[k] else "-"
+             for k in ("vs_rxe0", "vs_no_map")] +
             ["%.2fx %s" % (r, f["best_peer"]) if r else "-"])
     w = [max(len(r[i]) for r in rows + [head] if len(r) > i)
          for i in range(len(head))]
-    text = ["rdmasim0 against its peers, one boot (non-debug kernel, two "
-            "CPUs); the kernel's",
-            "figures are medians of three rounds, perftest's of three "
-            "runs, pingpong's of five.",
-            "\"vs best peer\": how many times better rdmasim0 is than the "
-            "best of the",
-            "others (> 1: better); time figures (lower is better) unless "
+    text = ["rdmasim0 against its peers measured in the same boot "
+            "(non-debug kernels, two CPUs):",
+            "UML for all but the last group, Debian's stock 7.3 under QEMU "
+            "(TCG, VT-d) for it.",
+            "The kernel's figures are medians of three rounds, perftest's "
+            "of three runs, pingpong's",
+            "of five. Every ratio says how many times better rdmasim0 is "
+            "(> 1: better): \"vs rxe0\";",
+            "\"vs no-map\", against rdmasim0 without its fast path (the "
+            "provider's commands,",
+            "RSIM_NO_MAP=1; or per-use DMA mapping for the PUDA pool); "
+            "\"vs best peer\", against",
+            "the best of the others. Time figures (lower is better) unless "
             "marked.", ""]
     text.append("  ".join(h.ljust(w[i])
                           for i, h in enumerate(head)).rstrip())

@@ -16,7 +16,12 @@
 #  - perftest's ib_write_lat, ib_send_lat, ib_write_bw (64 KiB) and
 #    ib_send_bw (8 bytes) on rdmasim0 with and without its mapped queues
 #    (RSIM_NO_MAP=1) and rxe0 (scripts/guest/bench-perftest.sh), with the
-#    provider's system calls per message.
+#    provider's system calls per message;
+#  - behind an IOMMU, which UML lacks: Debian's stock 7.3 kernel under
+#    QEMU (TCG, two CPUs, q35 with VT-d, intel_iommu=on) with rdmasim
+#    mapping through QEMU's edu function (dma_pci) and rdmasim_bench's
+#    PUDA table once with the function's IOMMU domain strict and once
+#    lazy (scripts/guest/init-qemu.sh's bench mode).
 # Then one table (scripts/bench-report.py: out/bench.txt, printed, and
 # out/bench.json) with rdmasim0's ratio against the best peer for every
 # figure, and a chart of those ratios (scripts/bench-chart.gp, gnuplot,
@@ -26,14 +31,28 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-kernel.sh"
+. "$(dirname "$0")/lib-boots.sh"
+# shellcheck source=lib-stock.sh
+. "$(dirname "$0")/lib-stock.sh"
 
 rsim_uml_ready bench uml-7.3-bench
 export RSIM_UML_NCPUS=2
 stage "booting the benchmark kernel (2 CPUs)"
 "$RSIM_TOP/scripts/boot-uml.sh" bench "$RSIM_OUT/uml-bench.log"
-# the table (and bench.json, and the chart's data) from the console
-python3 "$RSIM_TOP/scripts/bench-report.py" "$RSIM_OUT/uml-bench.log" \
-	"$RSIM_OUT" || die "bench report failed (console: $RSIM_OUT/uml-bench.log)"
+
+# the PUDA pool behind an IOMMU: the stock 7.3 kernel under QEMU, alone
+# on the machine (after the UML boot: the figures are times)
+rsim_stock_ready "$RSIM_STOCK_IOMMU_SERIES"
+RSIM_STOCK_APPEND="$RSIM_STOCK_APPEND RSIM_BENCH=iommu"
+rsim_stock_boot "$RSIM_OUT/bench-iommu.log" 2
+rsim_boots_wait || true
+grep -q "RSIM-BENCH iommu done" "$RSIM_OUT/bench-iommu.log" ||
+	stage "the IOMMU boot did not finish: no IOMMU figures ($RSIM_OUT/bench-iommu.log)"
+
+# the table (and bench.json, and the chart's data) from the consoles
+python3 "$RSIM_TOP/scripts/bench-report.py" "$RSIM_OUT" \
+	"$RSIM_OUT/uml-bench.log" "$RSIM_OUT/bench-iommu.log" ||
+	die "bench report failed (consoles: $RSIM_OUT/uml-bench.log, bench-iommu.log)"
 
 # the chart: gnuplot, installed here (only make bench needs it)
 if ! command -v gnuplot >/dev/null; then
@@ -51,4 +70,4 @@ if command -v gnuplot >/dev/null; then
 else
 	stage "no gnuplot: no chart (the table is $RSIM_OUT/bench.txt)"
 fi
-stage "bench done: $RSIM_OUT/bench.txt and bench.json (console: $RSIM_OUT/uml-bench.log)"
+stage "bench done: $RSIM_OUT/bench.txt and bench.json (consoles: $RSIM_OUT/uml-bench.log, bench-iommu.log)"

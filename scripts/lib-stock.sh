@@ -44,9 +44,9 @@ RSIM_STOCK_PROGS="dash kmod ip rdma ibstat smpquery"
 # asks the crypto API for "crc32" (a request, not a module dependency)
 RSIM_STOCK_MODS="ib_core ib_uverbs ib_umad rdma_rxe veth"
 RSIM_STOCK_OPT_MODS="crc32_generic"
-# The series make stock and make check boot.
+# The series make stock and make check boot (RSIM_STOCK_SERIES=7.3: one).
 # shellcheck disable=SC2034 # for the scripts that source this one
-RSIM_STOCK_SERIES="6.1 6.12 7.3"
+RSIM_STOCK_SERIES=${RSIM_STOCK_SERIES:-"6.1 6.12 7.3"}
 # The series whose boot runs with swiotlb=force: every streaming DMA
 # mapping bounced, so that no DMA address is the physical address of the
 # memory it maps. 6.12, not 7.3: from 7.x on the core maps pinned user
@@ -58,6 +58,13 @@ RSIM_STOCK_SERIES="6.1 6.12 7.3"
 # rsim_charge (a process's objects charged to its memory cgroup: the
 # stock kernel has memory cgroups, the UML kernels do not).
 RSIM_STOCK_SWIOTLB_SERIES=6.12
+# The series whose boot runs behind an emulated IOMMU (q35 with VT-d,
+# intel_iommu=on) with QEMU's edu function: init-qemu.sh loads rdmasim a
+# second time with dma_pci naming it, so that every DMA address is an I/O
+# virtual address the data path translates through the IOMMU's tables.
+# make bench boots it too (bench-iommu.sh), for the PUDA pool's figures.
+RSIM_STOCK_IOMMU_SERIES=7.3
+RSIM_STOCK_IOMMU_QEMU="-machine q35 -device intel-iommu -device edu"
 
 # rsim_stock_image <release>: linux-image-<release> from the kernel list
 # (trixie, trixie-backports, bookworm), with the packages 7.3 splits it
@@ -289,26 +296,34 @@ rsim_stock_ready() {
 	mkdir -p "$dir"
 	RSIM_STOCK_TOOLS=
 	RSIM_STOCK_APPEND=
+	RSIM_STOCK_QEMU=
 	if [ "$series" = "$RSIM_STOCK_SWIOTLB_SERIES" ]; then
 		rsim_stock_tools "$dir/tools"
 		RSIM_STOCK_APPEND="swiotlb=force"
+	fi
+	if [ "$series" = "$RSIM_STOCK_IOMMU_SERIES" ]; then
+		RSIM_STOCK_QEMU=$RSIM_STOCK_IOMMU_QEMU
+		RSIM_STOCK_APPEND="intel_iommu=on"
 	fi
 	rsim_stock_initramfs "$dir/root" "$RSIM_STOCK_RELEASE" "$dir/initrd.gz"
 	RSIM_STOCK_INITRD=$dir/initrd.gz
 	stage "stock $RSIM_STOCK_RELEASE: initramfs $(du -h "$RSIM_STOCK_INITRD" | cut -f1) with rdmasim $RSIM_STOCK_VERSION"
 }
 
-# rsim_stock_boot <log>: QEMU (TCG, one CPU, 1 GiB, serial console on
-# the log) in the background; the guest powers off when it is done.
+# rsim_stock_boot <log> [cpus]: QEMU (TCG, one CPU or [cpus], 1 GiB,
+# serial console on the log; RSIM_STOCK_QEMU's machine and devices) in
+# the background; the guest powers off when it is done.
 # no_timer_check: on a loaded host the emulated CPU can miss the IO-APIC
 # timer check's ticks, and 6.1 then panics at boot ("IO-APIC + timer
 # doesn't work!", seen once in a cold make check); KVM guests skip that
 # check the same way.
 rsim_stock_boot() {
-	local log=$1
+	local log=$1 cpus=${2:-1}
 	# shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>
+	# shellcheck disable=SC2086 # RSIM_STOCK_QEMU is words
 	rsim_bg "$log" timeout -k 10 "${RSIM_STOCK_TIMEOUT:-900}" qemu-system-x86_64 \
-		-accel tcg -m 1024 -smp 1 -nographic -no-reboot -monitor none \
+		-accel tcg -m 1024 -smp "$cpus" -nographic -no-reboot -monitor none \
+		${RSIM_STOCK_QEMU:-} \
 		-kernel "$RSIM_STOCK_KERNEL" -initrd "$RSIM_STOCK_INITRD" \
 		-append "console=ttyS0 panic=-1 no_timer_check $RSIM_STOCK_APPEND RSIM_VERSION=$RSIM_STOCK_VERSION" \
 		</dev/null >"$log" 2>&1

@@ -17,7 +17,8 @@
  * and the ib_dereg_mr() of those MRs, in batches of RCF_BENCH_BATCH so
  * that an allocation does not merely reuse the object just freed; and
  * ib_map_mr_sg() of 16 and 256 pages into one MR; and RDMA WRITE and
- * READ of 64 KiB and 1 MiB on one QP, one WR at a time. Lines
+ * READ of 64 KiB and 1 MiB on one QP, one WR at a time, and on
+ * RCF_BENCH_QPS connections at once, one WR in flight on each. Lines
  * "rdma_conformance: bench <dev> <figure> <ns> ns per op, <n> ops".
  */
 
@@ -31,6 +32,8 @@
 /* the MR verbs' figures: at most this long each, MRs held at once */
 #define RCF_BENCH_OP_NS		NSEC_PER_SEC
 #define RCF_BENCH_BATCH		64
+/* the throughput figures' connections, one WR in flight on each */
+#define RCF_BENCH_QPS		16
 
 /* post one WR on @s with @post, then busy-poll its completion */
 static int rcf_bench_wr(struct rcf_side *s, int post,
@@ -214,10 +217,77 @@ static int rcf_bench_rdma(struct rcf_frwr *f, struct rcf_buf *buf,
 }
 
 /*
+ * RDMA WRITEs or READs of @len bytes on the requesters of @c, one in
+ * flight on each, reposted as each completes, for at most
+ * RCF_BENCH_OP_NS: *@n WRs completed in *@ns. 0, or what failed.
+ */
+static int rcf_bench_rdma_qps(struct rcf_conn **c, struct rcf_buf *buf,
+			      struct ib_mr *mr, enum ib_wr_opcode op, u32 len,
+			      u64 *ns, u32 *n)
+{
+	enum ib_wc_opcode wop = op == IB_WR_RDMA_READ ? IB_WC_RDMA_READ :
+						       IB_WC_RDMA_WRITE;
+	unsigned long end = jiffies + msecs_to_jiffies(RCF_TIMEOUT_MS);
+	u64 t0 = ktime_get_ns(), spin_end = t0 + NSEC_PER_MSEC;
+	bool posted[RCF_BENCH_QPS] = {};
+	unsigned int i, busy = 0;
+	struct ib_wc wc;
+	bool more;
+	int err = 0;
+
+	*n = 0;
+	*ns = 0;
+	for (i = 0; i < RCF_BENCH_QPS && !err; i++) {
+		err = rcf_post_rdma(c[i]->a.qp, op, buf->dma,
+				    c[i]->a.pd->local_dma_lkey, len, mr->iova,
+				    mr->rkey, 5);
+		posted[i] = !err;
+		busy += !err;
+	}
+	while (busy) {
+		bool seen = false;
+
+		for (i = 0; i < RCF_BENCH_QPS; i++) {
+			if (!posted[i] || ib_poll_cq(c[i]->a.cq, 1, &wc) != 1)
+				continue;
+			seen = true;
+			posted[i] = false;
+			busy--;
+			if (wc.status != IB_WC_SUCCESS || wc.opcode != wop)
+				err = err ?: -EIO;
+			(*n)++;
+			*ns = ktime_get_ns() - t0;
+			more = *n + busy < rcf_bench_iters &&
+			       *ns < RCF_BENCH_OP_NS;
+			if (err || !more)
+				continue;
+			err = rcf_post_rdma(c[i]->a.qp, op, buf->dma,
+					    c[i]->a.pd->local_dma_lkey, len,
+					    mr->iova, mr->rkey, 5);
+			posted[i] = !err;
+			busy += !err;
+		}
+		if (seen) {
+			end = jiffies + msecs_to_jiffies(RCF_TIMEOUT_MS);
+			spin_end = ktime_get_ns() + NSEC_PER_MSEC;
+		} else if (time_after(jiffies, end)) {
+			return -ETIMEDOUT;
+		} else if (ktime_get_ns() < spin_end) {
+			cpu_relax();
+		} else {
+			usleep_range(10, 20);
+		}
+	}
+	return err;
+}
+
+/*
  * Figures: ns per RDMA WRITE and per RDMA READ of 64 KiB and of 1 MiB
  * on one QP, one WR at a time (signalled, busy-polled), into and out of
- * a 1 MiB MR the responder registered with REG_MR; make bench turns
- * them into GB/s.
+ * a 1 MiB MR the responder registered with REG_MR; then the same on
+ * RCF_BENCH_QPS connections between the same PDs at once, one WR in
+ * flight on each, into and out of the same MR (ns per WR, over all of
+ * them). make bench turns them into GB/s.
  */
 static void rcf_test_rdma_throughput(struct kunit *test)
 {
@@ -226,6 +296,7 @@ static void rcf_test_rdma_throughput(struct kunit *test)
 						 IB_WR_RDMA_READ };
 	struct rcf_target *t = rcf_target(test);
 	struct scatterlist *sg = rcf_sgl(test, 1);
+	struct rcf_conn *c[RCF_BENCH_QPS];
 	struct rcf_buf *buf, *dst;
 	unsigned int i, j;
 	struct rcf_frwr *f;
@@ -234,7 +305,8 @@ static void rcf_test_rdma_throughput(struct kunit *test)
 	int err;
 	u32 n;
 
-	kunit_info(test, "figure: RDMA WRITE and READ of 64 KiB and 1 MiB, one QP");
+	kunit_info(test, "figure: RDMA WRITE and READ of 64 KiB and 1 MiB, one QP and %u",
+		   RCF_BENCH_QPS);
 	f = rcf_frwr_new(test, RCF_ACCESS_ALL, RCF_NO_REG);
 	buf = rcf_buf_new(test, f->c->a.pd->device, SZ_1M, 0);
 	dst = rcf_buf_new(test, t->dev, SZ_1M, 0);
@@ -267,8 +339,28 @@ static void rcf_test_rdma_throughput(struct kunit *test)
 						sizes[j], ns, n);
 		}
 	}
-	if (err)
+	if (err) {
 		RCF_FAIL(test, "an RDMA WRITE or READ failed: %d", err);
+		return;
+	}
+
+	c[0] = f->c;
+	for (i = 1; i < RCF_BENCH_QPS; i++)
+		c[i] = rcf_conn_new(test, f->c->a.pd, f->c->b.pd);
+	for (i = 0; i < ARRAY_SIZE(ops) && !err; i++) {
+		for (j = 0; j < ARRAY_SIZE(sizes) && !err; j++) {
+			err = rcf_bench_rdma_qps(c, buf, mr, ops[i], sizes[j],
+						 &ns, &n);
+			if (!err)
+				rcf_bench_print(t, ops[i] == IB_WR_RDMA_READ ?
+						"rdma_read_16qp" :
+						"rdma_write_16qp",
+						sizes[j], ns, n);
+		}
+	}
+	if (err)
+		RCF_FAIL(test, "an RDMA WRITE or READ on %u QPs failed: %d",
+			 RCF_BENCH_QPS, err);
 }
 
 static struct kunit_case rcf_bench_cases[] = {

@@ -33,6 +33,49 @@ mount -t tmpfs tmpfs /run
 . /rsim/lib.sh
 
 read -r kver </proc/sys/kernel/osrelease
+
+# pci_function vendor device: the address of the first such PCI function
+pci_function() {
+	local d v w
+	for d in /sys/bus/pci/devices/*; do
+		read -r v <"$d/vendor" || continue
+		read -r w <"$d/device" || continue
+		if [ "$v" = "$1" ] && [ "$w" = "$2" ]; then
+			echo "${d##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+# make bench's IOMMU boot (scripts/bench.sh, RSIM_BENCH=iommu on the
+# command line): no checks, figures. rdmasim maps through QEMU's edu
+# function behind the emulated VT-d IOMMU; rdmasim_bench (tools/bench)
+# then prints its PUDA table against that function, once with the
+# function's domain strict (type DMA: every unmap invalidates the IOTLB
+# at once) and once lazy (DMA-FQ, the kernel's default: invalidations
+# batched through a flush queue).
+bench_iommu() {
+	local edu g t
+	say "RSIM-INIT mode=bench-iommu kernel=$kver"
+	edu=$(pci_function 0x1234 0x11e8) || { say "RSIM-BENCH no edu"; return; }
+	g=$(readlink "/sys/bus/pci/devices/$edu/iommu_group")
+	for t in DMA DMA-FQ; do
+		echo "$t" >"/sys/kernel/iommu_groups/${g##*/}/type" || continue
+		modprobe rdmasim "dma_pci=$edu" || continue
+		say "RSIM-BENCH iommu $t"
+		modprobe rdmasim_bench
+		rmmod rdmasim_bench rdmasim
+	done
+	say "RSIM-BENCH iommu done"
+}
+read -r cmdline </proc/cmdline
+case " $cmdline " in
+*" RSIM_BENCH=iommu "*)
+	bench_iommu
+	echo o >/proc/sysrq-trigger
+	sleep 10
+	;;
+esac
 say "RSIM-INIT mode=stock kernel=$kver"
 part selftest
 
@@ -213,5 +256,55 @@ check "rxe0_del" rdma link del rxe0
 check "rmmod_rdma_rxe" rmmod rdma_rxe
 check "rmmod_rdmasim" rmmod rdmasim
 check "rdmasim_gone" test ! -e /sys/module/rdmasim
+
+# Behind the emulated IOMMU (scripts/lib-stock.sh's
+# RSIM_STOCK_IOMMU_SERIES: q35, VT-d, intel_iommu=on, QEMU's edu
+# function): rdmasim again, with dma_pci naming the function, which the
+# driver rdmasim_dma binds. Every DMA address of its devices is then an
+# I/O virtual address of the function's IOMMU domain: rdmasim_loopback's
+# kernel MRs, the local DMA lkey and the MAD pool's receive buffers are
+# reached through the IOMMU's page tables (debugfs' iova_translations).
+case " $cmdline " in
+*" intel_iommu=on "*)
+	edu=$(pci_function 0x1234 0x11e8) || edu=none
+	check "edu_function_present" test "$edu" != none
+	check "edu_behind_the_iommu" test -e "/sys/bus/pci/devices/$edu/iommu_group"
+	check "dma_pci_unknown_function_refused" \
+		sh -c "! modprobe rdmasim dma_pci=0000:ff:1f.7"
+	check "dma_pci_refused_leaves_no_module" test ! -e /sys/module/rdmasim
+	check "modprobe_rdmasim_dma_pci" modprobe rdmasim "dma_pci=$edu"
+	check "edu_bound_to_rdmasim_dma" test "/sys/bus/pci/devices/$edu/driver" \
+		-ef /sys/bus/pci/drivers/rdmasim_dma
+	check "rdmasim0_maps_through_edu" has_line $DBG/rdmasim0/datapath \
+		"dma_device $edu iommu"
+	check "rdmasim0_port_active_dma_pci" wait_for "rdmasim0's port" 30 \
+		port_active rdmasim0
+	iova0=$(counter iova_translations)
+	# this load's lines only: the first load's "passed" is in the ring
+	dmesg -c >/dev/null
+	check "loopback_dma_pci" modprobe rdmasim_loopback
+	dmesg >/run/dmesg
+	check "loopback_passed_through_the_iommu" has_line /run/dmesg \
+		"*rdmasim_loopback: rdmasim0: passed: *"
+	check "rmmod_rdmasim_loopback_dma_pci" rmmod rdmasim_loopback
+	# MADs land in the MAD pool's buffers, mapped through the IOMMU
+	capture /run/ni smpquery -C rdmasim0 -P 1 -D nodeinfo 0
+	check "smpquery_through_the_iommu" has_line /run/ni \
+		"NodeType:*Channel Adapter*"
+	translated() {
+		local n
+		n=$(counter iova_translations) || return 1
+		echo "iova_translations $iova0 -> $n"
+		[ $((n - iova0)) -gt 0 ]
+	}
+	check "data_path_translated_iovas" translated
+	check "new_device_1_dma_pci" sh -c "echo 1 >$PLAT/new_device"
+	check "rdmasim1_maps_through_edu" has_line $DBG/rdmasim1/datapath \
+		"dma_device $edu iommu"
+	check "del_device_1_dma_pci" sh -c "echo 1 >$PLAT/del_device"
+	check "rmmod_rdmasim_dma_pci" rmmod rdmasim
+	check "edu_released" test ! -e "/sys/bus/pci/devices/$edu/driver"
+	;;
+esac
 check "rmmod_ib_core_and_users" modprobe -r ib_umad ib_uverbs ib_core
 finish

@@ -102,6 +102,10 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 	seq_printf(m, "dmah_ph %llu %llu %llu %llu\n", st.dmah_ph[0],
 		   st.dmah_ph[1], st.dmah_ph[2], st.dmah_ph[3]);
 	seq_printf(m, "umem_bounced %llu\n", st.umem_bounced);
+	seq_printf(m, "dma_device %s %s\n", dev_name(rsim->dma_dev),
+		   rsim->dma_domain ? "iommu" : "direct");
+	seq_printf(m, "iova_translations %lld\n",
+		   atomic64_read(&rsim->iova_translations));
 	seq_printf(m, "user_polls %lld\ncq_rings %lld\n",
 		   atomic64_read(&rsim->user_polls),
 		   atomic64_read(&rsim->cq_rings));

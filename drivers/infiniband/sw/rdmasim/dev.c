@@ -544,7 +544,7 @@ static int rsim_mad_pool_create(struct rsim_dev *rsim)
 	};
 	struct rsim_puda_pool *pool;
 
-	pool = rsim_puda_pool_create(&rsim->pdev->dev, &cfg);
+	pool = rsim_puda_pool_create(rsim->dma_dev, &cfg);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
 	rsim->mad_pool = pool;
@@ -673,6 +673,9 @@ int rsim_dev_probe(struct platform_device *pdev,
 	xa_init_flags(&rsim->ah_xa, XA_FLAGS_ALLOC1);
 	rsim_mr_init(rsim);
 	rsim_fault_init(rsim);
+	err = rsim_dma_dev_select(rsim);
+	if (err)
+		goto err_dealloc;
 	err = rsim_qp_init(rsim);
 	if (err)
 		goto err_dealloc;
@@ -732,7 +735,8 @@ int rsim_dev_probe(struct platform_device *pdev,
 			goto err_dealloc;
 		}
 	}
-	err = ib_register_device(&rsim->ibdev, rsim->cfg.name, &pdev->dev);
+	err = ib_register_device(&rsim->ibdev, rsim->cfg.name,
+				 rsim->dma_dev);
 	if (err)
 		goto err_dealloc;
 

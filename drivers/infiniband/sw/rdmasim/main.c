@@ -400,6 +400,26 @@ static void rsim_del_all(void)
 	cancel_work_sync(&rsim_reap_work);
 }
 
+/**
+ * rsim_del_dma_users() - delete every device: the PCI function they map
+ *	through is going (dma_pci.c)
+ *
+ * Devices created later fail to probe (-ENODEV) while dma_pci names a
+ * function that is not bound.
+ *
+ * Context: Process context; may sleep.
+ */
+void rsim_del_dma_users(void)
+{
+	struct rsim_node *node, *tmp;
+
+	mutex_lock(&rsim_nodes_lock);
+	list_for_each_entry_safe_reverse(node, tmp, &rsim_nodes, list)
+		rsim_node_destroy_locked(node);
+	rsim_dma_pci_forget();
+	mutex_unlock(&rsim_nodes_lock);
+}
+
 static int __init rsim_init(void)
 {
 	struct rsim_dev_config cfg;
@@ -431,9 +451,12 @@ static int __init rsim_init(void)
 	err = rsim_sa_start();
 	if (err)
 		goto err_debugfs_exit;
-	err = platform_driver_register(&rsim_platform_driver);
+	err = rsim_dma_pci_init();
 	if (err)
 		goto err_sa_stop;
+	err = platform_driver_register(&rsim_platform_driver);
+	if (err)
+		goto err_dma_pci_exit;
 	err = rsim_roce_init();
 	if (err)
 		goto err_driver_unregister;
@@ -457,6 +480,8 @@ err_del_all:
 	rsim_roce_exit();
 err_driver_unregister:
 	platform_driver_unregister(&rsim_platform_driver);
+err_dma_pci_exit:
+	rsim_dma_pci_exit();
 err_sa_stop:
 	rsim_sa_stop();
 err_debugfs_exit:
@@ -471,6 +496,7 @@ static void __exit rsim_exit(void)
 	rsim_del_all();
 	rsim_roce_exit();
 	platform_driver_unregister(&rsim_platform_driver);
+	rsim_dma_pci_exit();
 	rsim_sa_stop();
 	rsim_debugfs_exit();
 	rsim_sa_exit();

@@ -15,7 +15,6 @@
  * exactly as it was.
  */
 
-#include <linux/dma-direct.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -451,13 +450,13 @@ static struct ib_mr *rsim_get_dma_mr(struct ib_pd *ibpd, int access)
 }
 
 /*
- * Count the pages whose DMA address is not their physical address (each
- * entry mapped alone, as dma-direct maps: a bounce slot under swiotlb);
+ * Count the pages whose DMA address does not lead to their physical
+ * address (each entry mapped alone, as dma-direct maps: a bounce slot
+ * under swiotlb; an IOMMU's translation leads back to the page);
  * debugfs' umem_bounced shows that the data path's page view mattered.
  */
 static void rsim_umem_count_bounced(struct rsim_dev *rsim, struct sg_table *sgt)
 {
-	struct device *dev = &rsim->pdev->dev;
 	struct scatterlist *sg;
 	unsigned int n;
 	u64 pages = 0;
@@ -465,7 +464,7 @@ static void rsim_umem_count_bounced(struct rsim_dev *rsim, struct sg_table *sgt)
 	if (sgt->nents != sgt->orig_nents)
 		return;
 	for_each_sgtable_dma_sg(sgt, sg, n)
-		if (dma_to_phys(dev, sg_dma_address(sg)) != sg_phys(sg))
+		if (rsim_dma_to_phys(rsim, sg_dma_address(sg)) != sg_phys(sg))
 			pages += PAGE_ALIGN(sg->length) >> PAGE_SHIFT;
 	if (!pages)
 		return;

@@ -396,7 +396,13 @@ struct rsim_sa_port {
 /**
  * struct rsim_dev - one simulated RDMA device
  * @ibdev: the RDMA core's device; must be first (ib_alloc_device)
- * @pdev: platform device: DMA device and sysfs parent
+ * @pdev: platform device: sysfs parent, and DMA device unless a PCI
+ *	function is lent (dma_pci.c)
+ * @dma_dev: the DMA device: @pdev's, or the function dma_pci names
+ * @dma_domain: @dma_dev's IOMMU domain when it translates for the DMA
+ *	API (I/O virtual addresses), else NULL (dma-direct)
+ * @iova_translations: DMA addresses the data path translated through
+ *	@dma_domain
  * @id: device number, also the N of rdmasim<N>
  * @cfg: creation parameters (limits, LID)
  * @port: port state
@@ -467,6 +473,9 @@ struct rsim_sa_port {
 struct rsim_dev {
 	struct ib_device ibdev;
 	struct platform_device *pdev;
+	struct device *dma_dev;
+	struct iommu_domain *dma_domain;
+	atomic64_t iova_translations;
 	u32 id;
 	struct rsim_dev_config cfg;
 	struct rsim_port port;
@@ -874,8 +883,8 @@ enum rsim_sq_owner {
  * @mc_no_loopback: IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK: its multicast
  *	datagrams reach no QP of its own port
  * @max_inline: inline data limit
- * @cpu: the worker's CPU for this QP, or WORK_CPU_UNBOUND (the CPU that
- *	hands the work over)
+ * @cpu: the worker's CPU for this QP, or WORK_CPU_UNBOUND (the online
+ *	CPU after the one that hands the work over)
  * @steer_cpu: the CPU a DMA handle moved the head WR to, or -1; the
  *	worker runs there until that WR completes (under @lock)
  * @work: the worker (immediate, or delayed as the RNR timer)
@@ -1154,7 +1163,16 @@ static inline struct rsim_mr *to_rsim_mr(struct ib_mr *ibmr)
 	ibdev_err_ratelimited(&(rsim)->ibdev, "%s: " fmt, __func__,	\
 			      ##__VA_ARGS__)
 
+/* dma_pci.c */
+int rsim_dma_pci_init(void);
+void rsim_dma_pci_exit(void);
+void rsim_dma_pci_forget(void);
+int rsim_dma_dev_select(struct rsim_dev *rsim);
+const char *rsim_dma_domain_name(struct device *dev);
+phys_addr_t rsim_dma_to_phys(struct rsim_dev *rsim, u64 dma);
+
 /* main.c (and testing.h) */
+void rsim_del_dma_users(void);
 extern unsigned int rsim_base_lid;
 struct rsim_dev *rsim_dev_new_roce(const char *name, struct net_device *ndev);
 void rsim_dev_reap(void);
