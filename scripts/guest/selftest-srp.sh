@@ -63,11 +63,18 @@ srp_disk() {
 	done
 	return 1
 }
+# srp_disk_ready: that disk, and it takes I/O. It shows in /sys/block
+# before sd's probe is over ("Attached SCSI disk"), and a write then
+# failed once (a clean-clone make check); one block read through it
+# says the probe is done.
+srp_disk_ready() {
+	srp_disk && dd if="$val" of=/dev/null bs=4k count=1 iflag=direct \
+		2>/dev/null
+}
 srp_io() {
 	head -c 1048576 /dev/urandom >/run/srp-data &&
-		dd if=/run/srp-data of="$1" bs=64k oflag=direct 2>/dev/null &&
-		dd if="$1" of=/run/srp-back bs=64k count=16 iflag=direct \
-			2>/dev/null &&
+		dd if=/run/srp-data of="$1" bs=64k oflag=direct &&
+		dd if="$1" of=/run/srp-back bs=64k count=16 iflag=direct &&
 		cmp /run/srp-data /run/srp-back
 }
 srp_ports_gone() {
@@ -87,7 +94,7 @@ if $MP -n ib_srpt 2>/dev/null && $MP -n ib_srp 2>/dev/null; then
 	# shellcheck disable=SC2086
 	check "srp_modprobe_srp" $MP -a sd_mod ib_srp
 	check "srp_add_target" sh -c "echo id_ext=$SRP_SVC,ioc_guid=$SRP_SVC,dgid=fe8000000000000002ca510000000101,pkey=ffff,service_id=$SRP_SVC >/sys/class/infiniband_srp/srp-rdmasim0-1/add_target"
-	check "srp_disk" wait_for "the SRP disk" 30 srp_disk
+	check "srp_disk" wait_for "the SRP disk" 30 srp_disk_ready
 	srp_disk && SRP_DEV=$val
 	check "srp_write_read_back" srp_io "${SRP_DEV:-/dev/null}"
 	check "srp_port_deleted" srp_ports_gone
