@@ -3,9 +3,10 @@
  * Suite rdmasim_dmah_dp: the hints of a DMA handle (dmah.c) acting on the
  * loopback data path (dp.c; the fixture: dp_helpers.c): steering to the
  * handle's CPU, cache-flushing copies into persistent memory, the
- * processing hint counted. The two-CPU boot (make smp) runs it with a
- * second CPU online, for the WR to cross. Skips on a kernel without DMA
- * handles.
+ * processing hint counted; and where the worker runs a QP's work when
+ * nothing steers it. The two-CPU boot (make smp) runs it with a second
+ * CPU online, for the WR to cross. The hints case skips on a kernel
+ * without DMA handles.
  */
 
 #include <linux/cpumask.h>
@@ -119,8 +120,64 @@ static void rsim_dmah_dp_test_hints(struct kunit *test)
 }
 #endif
 
+static int dmah_dp_ran_on = -1;
+
+/* the engine's test hook: the CPU a WR executed on */
+static void dmah_dp_cpu_hook(struct rsim_qp *qp, int status)
+{
+	WRITE_ONCE(dmah_dp_ran_on, raw_smp_processor_id());
+}
+
+static void dmah_dp_hook_off(void *rsim)
+{
+	((struct rsim_dev *)rsim)->dp_test_hook = NULL;
+}
+
+/*
+ * A QP no handle steers: a SEND posted with interrupts off goes to the
+ * worker, which runs it on the online CPU after the poster's
+ * (rsim_dp_worker_cpu()), not under a poster that may busy-poll for the
+ * completion; with one CPU online, on that one. Queued on the poster's
+ * CPU, a 1 MiB WRITE waited there for the poller to sleep (issue 24).
+ */
+static void rsim_dmah_dp_test_worker_beside_poster(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey;
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .wr_id = 4,
+				 .send_flags = IB_SEND_SIGNALED };
+	unsigned long flags;
+	struct ib_wc wc[2];
+	int err, poster, want, ran;
+
+	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 64, lkey), 0);
+	WRITE_ONCE(dmah_dp_ran_on, -1);
+	f->rsim->dp_test_hook = dmah_dp_cpu_hook;
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
+							   dmah_dp_hook_off,
+							   f->rsim));
+	local_irq_save(flags);
+	poster = smp_processor_id();
+	err = dp_post(f->a, &wr, f->src.dma, 64, lkey);
+	local_irq_restore(flags);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	ran = READ_ONCE(dmah_dp_ran_on);
+	want = cpumask_next(poster, cpu_online_mask);
+	if (want >= nr_cpu_ids)
+		want = cpumask_first(cpu_online_mask);
+	kunit_info(test, "posted on CPU %d, ran on CPU %d, %u online",
+		   poster, ran, num_online_cpus());
+	KUNIT_EXPECT_EQ(test, ran, want);
+	if (num_online_cpus() > 1)
+		KUNIT_EXPECT_NE(test, ran, poster);
+}
+
 static struct kunit_case rsim_dmah_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dmah_dp_test_hints),
+	KUNIT_CASE(rsim_dmah_dp_test_worker_beside_poster),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };
