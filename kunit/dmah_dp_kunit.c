@@ -146,9 +146,8 @@ static void rsim_dmah_dp_test_worker_beside_poster(struct kunit *test)
 	u32 lkey = f->pd->local_dma_lkey;
 	struct ib_send_wr wr = { .opcode = IB_WR_SEND, .wr_id = 4,
 				 .send_flags = IB_SEND_SIGNALED };
-	unsigned long flags;
 	struct ib_wc wc[2];
-	int err, poster, want, ran;
+	int poster, want, ran;
 
 	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 64, lkey), 0);
 	WRITE_ONCE(dmah_dp_ran_on, -1);
@@ -156,11 +155,8 @@ static void rsim_dmah_dp_test_worker_beside_poster(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
 							   dmah_dp_hook_off,
 							   f->rsim));
-	local_irq_save(flags);
-	poster = smp_processor_id();
-	err = dp_post(f->a, &wr, f->src.dma, 64, lkey);
-	local_irq_restore(flags);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, dp_post_irqs_off(f->a, &wr, f->src.dma, 64, lkey,
+					       &poster), 0);
 	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);

@@ -330,6 +330,32 @@ int dp_post(struct ib_qp *qp, struct ib_send_wr *wr, u64 addr, u32 len,
 }
 
 /**
+ * dp_post_irqs_off() - dp_post() with interrupts off (the engine must
+ *	defer the WR to its worker)
+ * @qp: the QP
+ * @wr: the WR; its SGE list is set here
+ * @addr: DMA address of the one SGE
+ * @len: its length
+ * @lkey: its lkey
+ * @cpu: where to put the CPU it was posted on, or NULL
+ *
+ * Return: what ib_post_send() returns.
+ */
+int dp_post_irqs_off(struct ib_qp *qp, struct ib_send_wr *wr, u64 addr,
+		     u32 len, u32 lkey, int *cpu)
+{
+	unsigned long flags;
+	int err;
+
+	local_irq_save(flags);
+	if (cpu)
+		*cpu = smp_processor_id();
+	err = dp_post(qp, wr, addr, len, lkey);
+	local_irq_restore(flags);
+	return err;
+}
+
+/**
  * dp_reg() - map part of a buffer into an MR and post its REG_MR
  * @test: the test (the mapping must take the one entry)
  * @f: the fixture

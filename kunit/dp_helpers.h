@@ -74,6 +74,8 @@ int dp_post_srq_recv(struct ib_srq *srq, u64 wr_id, u64 addr, u32 len,
 		     u32 lkey);
 int dp_post(struct ib_qp *qp, struct ib_send_wr *wr, u64 addr, u32 len,
 	    u32 lkey);
+int dp_post_irqs_off(struct ib_qp *qp, struct ib_send_wr *wr, u64 addr,
+		     u32 len, u32 lkey, int *cpu);
 int dp_reg(struct kunit *test, struct dp_fixture *f, struct ib_qp *qp,
 	   struct ib_mr *mr, struct dp_buf *b, size_t off, size_t len,
 	   int access, bool signaled);

@@ -1438,14 +1438,10 @@ static void rsim_dp_test_irqs_off_defers(struct kunit *test)
 				 .send_flags = IB_SEND_SIGNALED };
 	struct rsim_dp_stats before = f->rsim->dp;
 	struct ib_wc wc[2];
-	unsigned long flags;
-	int err;
 
 	KUNIT_ASSERT_EQ(test, dp_post_recv(f->b, 1, f->dst.dma, 64, lkey), 0);
-	local_irq_save(flags);
-	err = dp_post(f->a, &wr, f->src.dma, 64, lkey);
-	local_irq_restore(flags);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, dp_post_irqs_off(f->a, &wr, f->src.dma, 64, lkey,
+					       NULL), 0);
 	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 2), 2);
 	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
