@@ -9,7 +9,9 @@
  * responder of, post_srq_recv running other QPs' queues, a responder
  * reset under a requester still taking its receive WRs, a reset that let
  * a modify and a post in while it waited for the owner, and handlers of
- * other objects (or nested ones) running inside a caller's verb.
+ * other objects (or nested ones) running inside a caller's verb. And
+ * one of issue 40's review: a responder being destroyed that a requester
+ * put back on its SRQ's waiters.
  */
 
 #include <linux/delay.h>
@@ -27,12 +29,11 @@ static atomic_t engine_leaves = ATOMIC_INIT(0);
 /* under the QP's lock, as the owner gives the queue up */
 static void engine_leave_hook(struct rsim_qp *qp)
 {
-	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
 	u32 nl = max(qp->sq.max_sge, 1U);
 	u32 i;
 
 	atomic_inc(&engine_leaves);
-	for (i = 0; i < nl + rsim->cfg.limits.max_recv_sge; i++)
+	for (i = 0; i < nl + RSIM_RECV_SGE_CEIL; i++)
 		if (qp->lrefs[i].mr)
 			atomic_inc(&engine_leave_held);
 }
@@ -406,6 +407,112 @@ static void rsim_engine_test_reset_responder_takes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 2), 0);
 	left = READ_ONCE(to_rsim_srq(srq)->rq.count);
 	KUNIT_EXPECT_EQ(test, left, 1);
+}
+
+/* the destroy the peer hook starts, and whether it has returned */
+struct engine_dying {
+	struct ib_qp *victim;
+	struct completion done;
+	struct task_struct *task;
+	bool dying_seen;
+};
+
+static struct engine_dying *engine_dying;
+
+static int engine_dying_destroy_fn(void *arg)
+{
+	struct engine_dying *d = arg;
+
+	ib_destroy_qp(d->victim);
+	complete(&d->done);
+	return 0;
+}
+
+/*
+ * One shot, on the requester's context between finding the responder
+ * and taking a receive WR there: destroy_qp of the responder starts in
+ * a thread of its own and runs until it waits for this requester's
+ * reference (its @dying set, its SRQ wait undone); only then does the
+ * requester go on to the SRQ, which is empty.
+ */
+static void engine_dying_hook(struct rsim_qp *qp, struct rsim_qp *peer)
+{
+	struct engine_dying *d = engine_dying;
+	int i;
+
+	if (&peer->ibqp != d->victim)
+		return;
+	to_rsim_dev(qp->ibqp.device)->dp_peer_hook = NULL;
+	d->task = kthread_run(engine_dying_destroy_fn, d, "dying_destroy");
+	if (IS_ERR(d->task))
+		return;
+	for (i = 0; i < 2000 && !READ_ONCE(peer->dying); i++)
+		usleep_range(500, 1000);
+	/* and past the SRQ's unwait, which follows under no lock of ours */
+	msleep(20);
+	d->dying_seen = READ_ONCE(peer->dying);
+}
+
+/*
+ * Issue 40, item 1: a requester that found its responder before
+ * destroy_qp began put the dying QP on the SRQ's RNR waiters after
+ * destroy_qp had taken it off (rsim_srq_unwait()); the QP was freed with
+ * its node on the list, and the next post_srq_recv wrote to freed memory
+ * (list_del_init, queue_work). Here the responder's destroy runs between
+ * the requester's lookup and its take from the empty SRQ: once the
+ * destroy has returned, the SRQ has no waiter, a receive WR posted to it
+ * stays there (no requester woken, nothing taken), and the SEND is not
+ * completed as received.
+ */
+static void rsim_engine_test_dying_responder_waits_nowhere(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_send_wr send = {
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.wr_id = 1,
+	};
+	struct engine_dying *d;
+	struct ib_srq *srq;
+	struct ib_qp *a, *b;
+	struct rsim_srq *rsrq;
+	struct ib_wc wc;
+	u32 left;
+	int err;
+
+	srq = engine_srq_pair(test, f, 7, &a, &b);
+	rsrq = to_rsim_srq(srq);
+	d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->victim = b;
+	init_completion(&d->done);
+	engine_dying = d;
+	/* the hook's thread destroys @b, not the test's end */
+	kunit_remove_action(test, dp_qp_destroy, b);
+	err = kunit_add_action_or_reset(test, engine_peer_hook_clear, f->rsim);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	f->rsim->dp_peer_hook = engine_dying_hook;
+
+	KUNIT_ASSERT_EQ(test, dp_post(a, &send, f->src.dma, 64,
+				      f->pd->local_dma_lkey), 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(d->task));
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&d->done, 10 * HZ));
+	KUNIT_EXPECT_TRUE(test, d->dying_seen);
+	spin_lock_irq(&rsrq->lock);
+	err = list_empty(&rsrq->waiters);
+	spin_unlock_irq(&rsrq->lock);
+	/* before the fix: the freed QP's node, and the post below wrote it */
+	KUNIT_ASSERT_TRUE(test, err);
+	KUNIT_ASSERT_EQ(test, dp_post_srq_recv(srq, 2, f->dst.dma, 64,
+					       f->pd->local_dma_lkey), 0);
+	msleep(20);
+	left = READ_ONCE(rsrq->rq.count);
+	KUNIT_EXPECT_EQ(test, left, 1);
+	/* the SEND found nobody: at most its retries' end, never a receive */
+	if (dp_poll(f, &wc, 1) == 1) {
+		KUNIT_EXPECT_PTR_EQ(test, wc.qp, a);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_RETRY_EXC_ERR);
+	}
 }
 
 /* defect 3's actors: a poster held inside the engine, a reset, a modify */
@@ -1292,6 +1399,7 @@ static struct kunit_case rsim_engine_test_cases[] = {
 	KUNIT_CASE(rsim_engine_test_rnr_wake_while_running),
 	KUNIT_CASE(rsim_engine_test_srq_post_runs_nothing),
 	KUNIT_CASE(rsim_engine_test_reset_responder_takes_nothing),
+	KUNIT_CASE(rsim_engine_test_dying_responder_waits_nowhere),
 	KUNIT_CASE(rsim_engine_test_reset_waits_alone),
 	KUNIT_CASE(rsim_engine_test_others_handlers_elsewhere),
 	KUNIT_CASE(rsim_engine_test_handler_depth_bounded),

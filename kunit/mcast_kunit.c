@@ -9,7 +9,8 @@
  * or a send-only one, receives nothing; IB_QP_CREATE_BLOCK_MULTICAST_LOOPBACK;
  * the losses (a QP number other than 0xFFFFFF, a Q_Key mismatch at one
  * receiver, a GRH naming another MGID, a receiving port's cable pulled);
- * a destroyed QP leaves its groups.
+ * a destroyed QP leaves its groups, and a QP given its number next
+ * inherits none of them.
  */
 
 #include <rdma/ib_mad.h>
@@ -450,12 +451,105 @@ static void rsim_mcast_test_losses(struct kunit *test)
 	rsim_port_set_link(b->rsim, true);
 }
 
+/* destroy_qp's hook: a UD QP made there, given the number just freed */
+struct mc_reuse {
+	struct mc_fixture *f;
+	struct ib_qp_init_attr init;
+	struct ib_qp *qp;
+	u32 want_qpn;
+	int err;
+};
+
+static struct mc_reuse *mc_reuse;
+
+static void mc_reuse_clear(void *rsim)
+{
+	((struct rsim_dev *)rsim)->qp_gone_hook = NULL;
+}
+
+/*
+ * One shot, inside destroy_qp once the QP's number is free: a new UD QP
+ * takes that number, goes to RTS with a receive WR, and attaches to the
+ * group itself (through the driver, as the core's attach would).
+ */
+static void mc_reuse_hook(struct rsim_qp *gone)
+{
+	struct mc_reuse *r = mc_reuse;
+	struct dp_fixture *a = &r->f->a;
+	struct rsim_dev *rsim = a->rsim;
+	struct ib_qp *qp;
+
+	rsim->qp_gone_hook = NULL;
+	rsim->qp_next = r->want_qpn;
+	qp = ib_create_qp(a->pd, &r->init);
+	if (IS_ERR(qp)) {
+		r->err = PTR_ERR(qp);
+		return;
+	}
+	r->qp = qp;
+	r->err = rsim_kunit_ud_to_rts(qp, MC_QKEY, 0) ?:
+		 dp_post_recv(qp, 512, a->dst.dma + 512, 40 + MC_LEN,
+			      a->pd->local_dma_lkey) ?:
+		 rsim->ibdev.ops.attach_mcast(qp, &r->f->mgid, r->f->mlid);
+}
+
+/*
+ * Issue 40, item 7: destroy_qp gave the QP's number up before the QP
+ * left its groups, so a QP given the number meanwhile inherited the
+ * attachments (it received the group's datagrams it never asked for) and
+ * then lost its own to the late cleanup. Here the QP made with the
+ * number inside destroy_qp attaches itself; after the destroy it is
+ * still attached, and receives the group's next datagram.
+ */
+static void rsim_mcast_test_number_reuse(struct kunit *test)
+{
+	struct mc_fixture *f = mc_fixture(test);
+	struct dp_fixture *a = &f->a;
+	struct mc_reuse *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct ib_qp *old, *sender;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	sender = mc_qp(test, a, MC_QKEY, 0);
+	old = mc_qp(test, a, MC_QKEY, 0);
+	r->f = f;
+	r->init = (struct ib_qp_init_attr){
+		.qp_type = IB_QPT_UD,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.port_num = 1,
+		.send_cq = old->send_cq,
+		.recv_cq = old->recv_cq,
+	};
+	r->want_qpn = old->qp_num;
+	mc_reuse = r;
+	/* through the driver: the core would refuse to destroy it attached */
+	KUNIT_ASSERT_EQ(test, a->rsim->ibdev.ops.attach_mcast(old, &f->mgid,
+							      f->mlid), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mc_reuse_clear,
+							a->rsim), 0);
+	a->rsim->qp_gone_hook = mc_reuse_hook;
+	kunit_remove_action(test, dp_qp_destroy, old);
+	KUNIT_ASSERT_EQ(test, ib_destroy_qp(old), 0);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, r->qp);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dp_qp_destroy,
+							r->qp), 0);
+	KUNIT_ASSERT_EQ(test, r->err, 0);
+	KUNIT_EXPECT_EQ(test, r->qp->qp_num, r->want_qpn);
+	KUNIT_EXPECT_EQ(test, mc_send(test, a, sender, f->mlid, &f->mgid,
+				      IB_MULTICAST_QPN), IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, mc_got(test, a, r->qp, 512, a));
+	KUNIT_EXPECT_EQ(test, a->rsim->ibdev.ops.detach_mcast(r->qp, &f->mgid,
+							      f->mlid), 0);
+}
+
 static struct kunit_case rsim_mcast_test_cases[] = {
 	KUNIT_CASE(rsim_mcast_test_attach_rules),
 	KUNIT_CASE(rsim_mcast_test_fanout),
 	KUNIT_CASE(rsim_mcast_test_membership),
 	KUNIT_CASE(rsim_mcast_test_loopback_blocked),
 	KUNIT_CASE(rsim_mcast_test_losses),
+	KUNIT_CASE(rsim_mcast_test_number_reuse),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

@@ -4,11 +4,17 @@
  * without a netdev's addresses: the network header a UD receive gets (read
  * back with the RDMA core's own parsers, as ib_init_ah_attr_from_wc()
  * does), the path MTU an Ethernet MTU leaves, and the address vectors a
- * RoCE port takes. The device itself, bound to veth pairs, is the shell
- * selftest's (guest/selftest-roce.sh) and the conformance boot's.
+ * RoCE port takes; a netdev unregistered at each point of a RoCE-mode
+ * device's creation, which must not wait for ever on the device. The
+ * device itself, bound to veth pairs, is the shell selftest's
+ * (guest/selftest-roce.sh) and the conformance boot's.
  */
 
+#include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
+#include <linux/kthread.h>
+#include <linux/rtnetlink.h>
 #include <linux/ip.h>
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
@@ -201,12 +207,137 @@ static void rsim_roce_test_address_vectors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rsim_ah_attr_check(roce, &ah), -EINVAL);
 }
 
+/* a netdev unregistered while a RoCE-mode device is made over it */
+struct roce_race {
+	struct net_device *ndev;
+	int stage;
+	struct completion gone;
+	ktime_t t0;
+	bool started;
+};
+
+static struct roce_race *roce_race;
+
+static netdev_tx_t roce_race_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops roce_race_ops = {
+	.ndo_start_xmit = roce_race_xmit,
+};
+
+static int roce_race_unregister(void *arg)
+{
+	struct roce_race *r = arg;
+
+	unregister_netdev(r->ndev);
+	complete(&r->gone);
+	return 0;
+}
+
+/*
+ * At the case's stage of the probe: the netdev's unregistration starts
+ * in a thread, and the probe goes on once its NETDEV_UNREGISTER has been
+ * sent (the thread has let RTNL go, and waits for the netdev's holders)
+ */
+static void roce_race_hook(struct rsim_dev *rsim, int stage)
+{
+	struct roce_race *r = roce_race;
+	int i;
+
+	if (stage != r->stage)
+		return;
+	rsim_roce_set_probe_hook(NULL);
+	if (IS_ERR(kthread_run(roce_race_unregister, r, "roce_race")))
+		return;
+	r->started = true;
+	r->t0 = ktime_get();
+	for (i = 0; i < 2000 && READ_ONCE(r->ndev->reg_state) ==
+				NETREG_REGISTERED; i++)
+		usleep_range(500, 1000);
+	rtnl_lock();
+	rtnl_unlock();
+}
+
+static void roce_race_hook_clear(void *unused)
+{
+	rsim_roce_set_probe_hook(NULL);
+}
+
+static const int roce_race_stages[] = {
+	RSIM_ROCE_STAGE_BIND, RSIM_ROCE_STAGE_BOUND, RSIM_ROCE_STAGE_REGISTERED,
+};
+
+static void roce_race_desc(const int *stage, char *desc)
+{
+	static const char * const names[] = { "bind", "bound", "registered" };
+
+	strscpy(desc, names[*stage], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(roce_race, roce_race_stages, roce_race_desc);
+
+/*
+ * Issue 40, item 6: "rdma link add" raced the netdev's unregistration:
+ * a NETDEV_UNREGISTER sent before the device was on the notifier's list
+ * was missed: the device was made over a netdev that was going away
+ * (ib_device_set_netdev() on an unregistering netdev, against its
+ * contract), and kept its hold on it until unregister_netdevice()'s
+ * rebroadcast of NETDEV_UNREGISTER, a second later, found it. Here the
+ * netdev is unregistered before the bind, between the bind and the
+ * registration, and between the registration and the watch: each time
+ * the creation fails with ENODEV and the netdev's unregistration ends
+ * (the time it took is printed).
+ */
+static void rsim_roce_test_netdev_gone_during_add(struct kunit *test)
+{
+	struct roce_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct rsim_dev *rsim;
+	bool ended;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->stage = *(const int *)test->param_value;
+	init_completion(&r->gone);
+	r->ndev = alloc_netdev(0, "rsimk%d", NET_NAME_ENUM, ether_setup);
+	KUNIT_ASSERT_NOT_NULL(test, r->ndev);
+	r->ndev->netdev_ops = &roce_race_ops;
+	eth_hw_addr_random(r->ndev);
+	err = register_netdev(r->ndev);
+	if (err)
+		free_netdev(r->ndev);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	roce_race = r;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							roce_race_hook_clear,
+							NULL), 0);
+	rsim_roce_set_probe_hook(roce_race_hook);
+	rsim = rsim_dev_new_roce("rsimk_rdmasim", r->ndev);
+	rsim_roce_set_probe_hook(NULL);
+	KUNIT_EXPECT_TRUE(test, r->started);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(rsim), -ENODEV);
+	if (!r->started) {
+		unregister_netdev(r->ndev);
+		free_netdev(r->ndev);
+		return;
+	}
+	ended = wait_for_completion_timeout(&r->gone, 20 * HZ);
+	KUNIT_ASSERT_TRUE(test, ended);
+	kunit_info(test, "netdev unregistered in %lld ms",
+		   ktime_ms_delta(ktime_get(), r->t0));
+	free_netdev(r->ndev);
+}
+
 static struct kunit_case rsim_roce_test_cases[] = {
 	KUNIT_CASE(rsim_roce_test_ipv6_header),
 	KUNIT_CASE(rsim_roce_test_ipv4_header),
 	KUNIT_CASE(rsim_roce_test_mixed_families_refused),
 	KUNIT_CASE(rsim_roce_test_mtu_from_netdev),
 	KUNIT_CASE(rsim_roce_test_address_vectors),
+	KUNIT_CASE_PARAM(rsim_roce_test_netdev_gone_during_add,
+			 roce_race_gen_params),
 	{}
 };
 

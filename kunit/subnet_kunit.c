@@ -7,7 +7,8 @@
  * link goes down; no two ports take one LID, at creation or through an
  * SMP; an RC connection across them moves data, counted at each end's
  * port, and a packet from a port its responder's path does not name is
- * dropped.
+ * dropped; a responder whose device takes more SGEs per receive WR than
+ * the requester's still gets all of them filled.
  */
 
 #include <rdma/ib_mad.h>
@@ -436,12 +437,97 @@ static void rsim_subnet_test_path_names_requester(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dp_cpu(fb, &fb->dst)[0], 0x5a);
 }
 
+/*
+ * Issue 40, item 7: the requester copied the responder's receive WR into
+ * scratch space sized by its own device's max_recv_sge. Here the
+ * responder's device allows RSIM_RECV_SGE_CEIL SGEs per receive WR (the
+ * requester's the default 16) and posts one of 40 SGEs of 8 bytes; a
+ * SEND of 320 bytes fills them all, in order. A device asking for more
+ * than the ceiling is refused.
+ */
+static void rsim_subnet_test_wide_receive(struct kunit *test)
+{
+	struct sn_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	struct dp_fixture *fa, *fb;
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 40 },
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.port_num = 1,
+	};
+	struct ib_sge sge[40];
+	struct ib_recv_wr rwr = { .wr_id = 40, .sg_list = sge, .num_sge = 40 };
+	struct ib_send_wr s = {
+		.opcode = IB_WR_SEND,
+		.wr_id = 2,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	struct rsim_dev_config cfg;
+	struct ib_wc wc;
+	u8 *src, *dst;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	fa = &f->a;
+	fb = &f->b;
+	rsim_default_config(&cfg);
+	cfg.limits.max_recv_sge = RSIM_RECV_SGE_CEIL + 1;
+	cfg.lid = 0x700;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(rsim_dev_new(rsim_kunit_new_id(), &cfg)),
+			-EINVAL);
+	cfg.limits.max_recv_sge = RSIM_RECV_SGE_CEIL;
+	cfg.lid = 0;
+	fa->rsim = rsim_kunit_shared_dev(test);
+	fb->rsim = rsim_kunit_dev(test, &cfg);
+	for (i = 0; i < 2; i++) {
+		struct dp_fixture *e = i ? fb : fa;
+
+		e->pd = rsim_kunit_pd(test, e->rsim);
+		e->cq = rsim_kunit_cq(test, e->rsim, 64);
+	}
+	fa->a = dp_qp(test, fa, IB_QPT_RC, fa->pd);
+	qa.send_cq = fb->cq;
+	qa.recv_cq = fb->cq;
+	fb->b = ib_create_qp(fb->pd, &qa);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, fb->b);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, dp_qp_destroy,
+							fb->b), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect_lid(fa->a, sn_lid(fb->rsim),
+					     fb->b->qp_num, DP_ACCESS, 7, 0), 0);
+	KUNIT_ASSERT_EQ(test, dp_connect_lid(fb->b, sn_lid(fa->rsim),
+					     fa->a->qp_num, DP_ACCESS, 7, 0), 0);
+	dp_buf_init(test, fa, &fa->src, PAGE_SIZE, 0);
+	dp_buf_init(test, fb, &fb->dst, PAGE_SIZE, 0);
+	src = fa->src.va;
+	for (i = 0; i < 320; i++)
+		src[i] = i;
+	/* 8 bytes every 16: the gaps stay 0 */
+	for (i = 0; i < 40; i++)
+		sge[i] = (struct ib_sge){ fb->dst.dma + 16 * i, 8,
+					  fb->pd->local_dma_lkey };
+	KUNIT_ASSERT_EQ(test, ib_post_recv(fb->b, &rwr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, dp_post(fa->a, &s, fa->src.dma, 320,
+				      fa->pd->local_dma_lkey), 0);
+	dp_poll_one(test, fa, fa->a, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	dp_poll_one(test, fb, fb->b, &wc);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 40);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 320);
+	dst = dp_cpu(fb, &fb->dst);
+	for (i = 0; i < 640; i++)
+		KUNIT_ASSERT_EQ(test, dst[i], i % 16 < 8 ?
+				(u8)(i / 16 * 8 + i % 16) : 0);
+}
+
 static struct kunit_case rsim_subnet_test_cases[] = {
 	KUNIT_CASE(rsim_subnet_test_routes_by_lid),
 	KUNIT_CASE(rsim_subnet_test_one_master),
 	KUNIT_CASE(rsim_subnet_test_lid_unique),
 	KUNIT_CASE(rsim_subnet_test_master_disabled),
 	KUNIT_CASE(rsim_subnet_test_rc_across),
+	KUNIT_CASE(rsim_subnet_test_wide_receive),
 	KUNIT_CASE(rsim_subnet_test_path_names_requester),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}

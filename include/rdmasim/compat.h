@@ -211,11 +211,16 @@ struct kunit_suppressed_warning;
 #define RSIM_WQ_PERCPU		0
 #endif
 
-/* 6.3 made a VMA's flags writable only through vm_flags_set() */
+/*
+ * 6.3 made a VMA's flags writable only through vm_flags_set() and
+ * vm_flags_clear()
+ */
 #ifdef RSIM_HAVE_VM_FLAGS_SET
 #define rsim_vm_flags_set(vma, flags)	vm_flags_set(vma, flags)
+#define rsim_vm_flags_clear(vma, flags)	vm_flags_clear(vma, flags)
 #else
 #define rsim_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#define rsim_vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
 #endif
 
 #endif /* RDMASIM_COMPAT_H */

@@ -1529,6 +1529,9 @@ static void rq_hostile(struct rq_env *e)
 		fail("rq", "hostile QP to RTS, its ring found");
 		goto out;
 	}
+	/* a ring is never executable: not at mmap(), not by mprotect() */
+	ret = mprotect(e->ring, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC);
+	expect("rq", "ring_mprotect_exec", ret ? errno : 0, EACCES);
 	prod = e->ring->prod;
 	slot = (struct rsim_urwqe *)((char *)e->ring + RSIM_URING_SLOTS +
 				     (prod & (RQ_BIG_WR - 1)) * stride);

@@ -19,6 +19,7 @@
 
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdmasim/rdmasim-abi.h>
 
@@ -41,6 +42,22 @@ static struct rsim_ucqe *rsim_ring_slot(struct rsim_umap *ring, u32 nslots,
 static u32 rsim_cq_ring_used(struct rsim_cq *cq)
 {
 	return cq->prod - READ_ONCE(rsim_ring_hdr(cq->ring)->cons);
+}
+
+/*
+ * A kernel ring's slots that are taken: its own (holes of a clean among
+ * them), and those a resize has still to move into it. Under the lock.
+ */
+static u32 rsim_cq_used(const struct rsim_cq *cq)
+{
+	return cq->old.count + cq->count;
+}
+
+/* the completions a poll would find: rsim_cq_used() without the holes */
+static u32 rsim_cq_live(const struct rsim_cq *cq)
+{
+	return cq->ring ? rsim_cq_ring_used((struct rsim_cq *)cq) :
+	       rsim_cq_used(cq) - cq->clean_h;
 }
 
 /*
@@ -88,6 +105,7 @@ static int rsim_create_cq(struct ib_cq *ibcq,
 		return -ENOMEM;
 
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->mutex);
 	rsim_ev_obj_init(&cq->ev, RSIM_EV_CQ);
 	uctx = rsim_umap_uctx(udata, RSIM_UCTX_MAP_CQ);
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
@@ -122,6 +140,7 @@ err_ring:
 	rdma_user_mmap_entry_remove(&cq->ring->entry);
 	cq->ring = NULL;
 err_res:
+	mutex_destroy(&cq->mutex);
 	rsim_res_put(rsim, RSIM_RES_CQ);
 	return err;
 }
@@ -137,6 +156,7 @@ static int rsim_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	if (cq->ring)
 		rdma_user_mmap_entry_remove(&cq->ring->entry);
 	kvfree(cq->queue);
+	mutex_destroy(&cq->mutex);
 	rsim_res_put(rsim, RSIM_RES_CQ);
 	return 0;
 }
@@ -186,8 +206,10 @@ static void rsim_cq_ring_put(struct rsim_cq *cq, const struct ib_wc *wc)
 
 	memcpy(rsim_ring_slot(cq->ring, cq->size, cq->prod), &e, sizeof(e));
 	cq->prod++;
-	/* the slot before the index: the provider reads with an acquire */
-	smp_store_release(&rsim_ring_hdr(cq->ring)->prod, cq->prod);
+	/* a resize publishes the index once its copy is done */
+	if (!cq->filling)
+		/* the slot before the index: the provider reads with an acquire */
+		smp_store_release(&rsim_ring_hdr(cq->ring)->prod, cq->prod);
 }
 
 /**
@@ -217,8 +239,7 @@ int rsim_cq_push(struct rsim_notify *n, struct rsim_cq *cq,
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->overflow ||
-	    (cq->ring ? rsim_cq_ring_used(cq) >= cq->size :
-			cq->count == cq->size)) {
+	    (cq->ring ? rsim_cq_ring_used(cq) : rsim_cq_used(cq)) >= cq->size) {
 		if (!cq->overflow)
 			what = RSIM_NOTIFY_ERR;
 		cq->overflow = true;
@@ -242,37 +263,84 @@ out:
 	rsim_notify_cq(n, cq, what);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_cq_push);
+
+/* between two batches of a resize or clean: no lock held */
+static void rsim_cq_between_batches(struct rsim_cq *cq)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	struct rsim_dev *rsim = to_rsim_dev(cq->ibcq.device);
+
+	if (rsim->cq_batch_hook)
+		rsim->cq_batch_hook(cq);
+#endif
+	cond_resched();
+}
+
+/* one batch of rsim_cq_clean(), under the lock: false when it is done */
+static bool rsim_cq_clean_batch(struct rsim_cq *cq, const struct ib_qp *qp)
+{
+	u32 k, r, w;
+
+	for (k = 0; k < RSIM_CQ_BATCH && cq->clean_u; k++) {
+		/* the last slot not looked at, and the last hole after it */
+		r = (cq->head + cq->clean_u - 1) % cq->size;
+		w = (cq->head + cq->clean_u + cq->clean_h - 1) % cq->size;
+		cq->clean_u--;
+		if (cq->queue[r].qp == qp)
+			cq->clean_h++;
+		else if (r != w)
+			cq->queue[w] = cq->queue[r];
+	}
+	return cq->clean_u;
+}
 
 /**
  * rsim_cq_clean() - drop a QP's completions from a CQ
  * @cq: the QP's send or receive CQ
- * @qp: the QP, going back to the reset state
+ * @qp: the QP, going back to the reset state or away; nothing adds a
+ *	completion of it meanwhile
  *
- * The other QPs' completions keep their order.
+ * The other QPs' completions keep their order. The CQ's lock is held for
+ * RSIM_CQ_BATCH completions at a time, whatever its size: the ring is
+ * compacted from its newest completion back, so that what has not been
+ * looked at yet stays in front, where polls find it (a poll meanwhile may
+ * return one of @qp's completions, as if it had come before this), and
+ * the dropped ones leave holes behind it, which a poll steps over at
+ * once. Completions added meanwhile go after all of them: the slots in
+ * use are never more than before, and no completion is lost for a hole.
  *
- * Context: any; under the QP's lock (lock order: QP, then CQ).
+ * Context: process; sleeps (the CQ's mutex); no rdmasim spinlock held.
  */
 void rsim_cq_clean(struct rsim_cq *cq, struct ib_qp *qp)
 {
 	unsigned long flags;
-	u32 i, n = 0;
+	bool more;
 
+	might_sleep();
 	/* a mapped ring is the process's: its provider cleans it */
 	if (cq->ring)
 		return;
+	mutex_lock(&cq->mutex);
 	spin_lock_irqsave(&cq->lock, flags);
-	/* compacted in place: slot n is never ahead of slot i */
-	for (i = 0; i < cq->count; i++) {
-		struct ib_wc *wc = &cq->queue[(cq->head + i) % cq->size];
-
-		if (wc->qp == qp)
-			continue;
-		cq->queue[(cq->head + n) % cq->size] = *wc;
-		n++;
-	}
-	cq->count = n;
+	cq->clean_u = cq->count;
+	cq->clean_h = 0;
+	do {
+		more = rsim_cq_clean_batch(cq, qp);
+		if (more) {
+			spin_unlock_irqrestore(&cq->lock, flags);
+			rsim_cq_between_batches(cq);
+			spin_lock_irqsave(&cq->lock, flags);
+		}
+	} while (more);
+	/* the holes are in front now, unless polls stepped over them */
+	cq->head = (cq->head + cq->clean_h) % cq->size;
+	cq->count -= cq->clean_h;
+	cq->clean_h = 0;
 	spin_unlock_irqrestore(&cq->lock, flags);
+	mutex_unlock(&cq->mutex);
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_cq_clean);
 
 static void rsim_cq_event(struct rsim_cq *cq)
 {
@@ -317,10 +385,30 @@ static int rsim_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	if (ibcq->uobject)	/* a process's command */
 		atomic64_inc(&to_rsim_dev(ibcq->device)->user_polls);
 	spin_lock_irqsave(&cq->lock, flags);
-	while (n < num_entries && cq->count) {
+	while (n < num_entries) {
+		struct rsim_cq_seg *o = &cq->old;
+
+		/* a resize's earlier ring first */
+		if (o->count) {
+			wc[n++] = o->queue[o->head];
+			o->head = (o->head + 1) % o->size;
+			o->count--;
+			continue;
+		}
+		if (!cq->count)
+			break;
+		/* a clean's holes, once nothing it has to look at is before */
+		if (!cq->clean_u && cq->clean_h) {
+			cq->head = (cq->head + cq->clean_h) % cq->size;
+			cq->count -= cq->clean_h;
+			cq->clean_h = 0;
+			continue;
+		}
 		wc[n++] = cq->queue[cq->head];
 		cq->head = (cq->head + 1) % cq->size;
 		cq->count--;
+		if (cq->clean_u)
+			cq->clean_u--;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
@@ -337,8 +425,7 @@ static int rsim_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	/* NEXT_COMP includes solicited completions; never weaken it */
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = flags & IB_CQ_SOLICITED_MASK;
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
-	    (cq->ring ? rsim_cq_ring_used(cq) : cq->count))
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && rsim_cq_live(cq))
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
@@ -351,22 +438,31 @@ static int rsim_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
  * whose pages stay valid until it does. More than fit (or an index
  * further than the ring holds) is EINVAL, the CQ left as it was.
  *
- * Context: process; the ring is allocated before the CQ's lock is taken.
+ * The CQ moves to the new ring at once, in one short hold of its lock,
+ * with the copied completions' slots kept free: completions that come
+ * meanwhile go after them. The copy needs no lock (the kernel writes
+ * neither those slots nor the old ring any more) and the new ring's
+ * index is published when it is done (@filling). The context is the
+ * verb's own (its udata's), which owns the CQ; the caller holds the
+ * CQ's mutex, so no other resize frees the old ring meanwhile.
+ *
+ * Context: process; sleeps.
  */
 static int rsim_resize_cq_ring(struct rsim_dev *rsim, struct rsim_cq *cq,
 			       u32 cqe, struct ib_udata *udata)
 {
-	u32 nslots = roundup_pow_of_two(cqe), used, i, cons;
+	struct ib_ucontext *uctx = rsim_umap_uctx(udata, RSIM_UCTX_MAP_CQ);
+	u32 nslots = roundup_pow_of_two(cqe), used, osize, i, cons;
 	struct rsim_cq_ring_resp resp = {};
 	struct rsim_umap *ring, *old;
 	unsigned long flags;
 	int err;
 
-	if (!udata || udata->outlen < sizeof(resp))
+	if (!uctx || udata->outlen < sizeof(resp))
 		return -EINVAL;
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
 		return -ENOMEM;
-	ring = rsim_cq_ring_new(cq->ring->entry.ucontext, nslots, &resp);
+	ring = rsim_cq_ring_new(uctx, nslots, &resp);
 	if (IS_ERR(ring))
 		return PTR_ERR(ring);
 	err = ib_copy_to_udata(udata, &resp, sizeof(resp));
@@ -380,17 +476,26 @@ static int rsim_resize_cq_ring(struct rsim_dev *rsim, struct rsim_cq *cq,
 		err = -EINVAL;
 		goto out_remove;
 	}
-	for (i = 0; i < used; i++)
-		memcpy(rsim_ring_slot(ring, nslots, i),
-		       rsim_ring_slot(cq->ring, cq->size, cons + i),
-		       sizeof(struct rsim_ucqe));
-	/* the copied slots before the index the process will read */
-	smp_store_release(&rsim_ring_hdr(ring)->prod, used);
 	old = cq->ring;
+	osize = cq->size;
 	cq->ring = ring;
 	cq->prod = used;
 	cq->size = nslots;
 	cq->ibcq.cqe = nslots;
+	cq->filling = true;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	for (i = 0; i < used; i++) {
+		memcpy(rsim_ring_slot(ring, nslots, i),
+		       rsim_ring_slot(old, osize, cons + i),
+		       sizeof(struct rsim_ucqe));
+		if (i % RSIM_CQ_BATCH == RSIM_CQ_BATCH - 1)
+			cond_resched();
+	}
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->filling = false;
+	/* the copied slots, and those added since, before the index */
+	smp_store_release(&rsim_ring_hdr(ring)->prod, cq->prod);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	ring = old;
 	err = 0;
@@ -401,11 +506,38 @@ out_remove:
 }
 
 /*
+ * One batch of a resize, under the lock: completions of the earlier ring
+ * (those polls have not taken yet), newest first, go in front of the new
+ * ring's. True when none is left.
+ */
+static bool rsim_cq_move_batch(struct rsim_cq *cq)
+{
+	struct rsim_cq_seg *o = &cq->old;
+	u32 k;
+
+	for (k = 0; k < RSIM_CQ_BATCH && o->count; k++) {
+		cq->head = (cq->head + cq->size - 1) % cq->size;
+		cq->queue[cq->head] = o->queue[(o->head + o->count - 1) %
+					       o->size];
+		o->count--;
+		cq->count++;
+	}
+	return !o->count;
+}
+
+/*
  * A new ring of @cqe entries, with the completions not yet polled moved
  * into it in order; fewer entries than those is EINVAL (as in rxe), and
  * the CQ is left as it was on any error.
  *
- * Context: process; the ring is allocated before the CQ's lock is taken.
+ * The CQ takes the new ring at once; the completions of the old one are
+ * polled from there first, while the resize moves them over
+ * RSIM_CQ_BATCH at a time (a hold of the CQ's lock is bounded, whatever
+ * the CQ's size). Resizes (and cleans) of a CQ follow each other: the
+ * CQ's mutex, as mlx5's resize_mutex (the core takes only a shared lock
+ * on the CQ for resize_cq).
+ *
+ * Context: process; sleeps.
  */
 static int rsim_resize_cq(struct ib_cq *ibcq, RSIM_RESIZE_CQE count,
 			  struct ib_udata *udata)
@@ -413,34 +545,62 @@ static int rsim_resize_cq(struct ib_cq *ibcq, RSIM_RESIZE_CQE count,
 	struct rsim_dev *rsim = to_rsim_dev(ibcq->device);
 	s64 cqe = count;
 	struct rsim_cq *cq = to_rsim_cq(ibcq);
-	struct ib_wc *queue, *old;
+	struct ib_wc *queue, *old = NULL;
 	unsigned long flags;
-	u32 i;
+	bool done;
+	int err = 0;
 
 	if (cqe < 1 || cqe > rsim->cfg.limits.max_cqe)
 		return -EINVAL;
-	if (cq->ring)
-		return rsim_resize_cq_ring(rsim, cq, cqe, udata);
+	mutex_lock(&cq->mutex);
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (rsim->cq_resize_hook)
+		rsim->cq_resize_hook(cq);
+#endif
+	if (cq->ring) {
+		err = rsim_resize_cq_ring(rsim, cq, cqe, udata);
+		goto out_unlock;
+	}
 	queue = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? NULL :
 		kvcalloc(cqe, sizeof(*queue), GFP_KERNEL_ACCOUNT);
-	if (!queue)
-		return -ENOMEM;
+	if (!queue) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->count > cqe) {
 		spin_unlock_irqrestore(&cq->lock, flags);
 		kvfree(queue);
-		return -EINVAL;
+		err = -EINVAL;
+		goto out_unlock;
 	}
-	for (i = 0; i < cq->count; i++)
-		queue[i] = cq->queue[(cq->head + i) % cq->size];
-	old = cq->queue;
+	cq->old = (struct rsim_cq_seg){
+		.queue = cq->queue,
+		.size = cq->size,
+		.head = cq->head,
+		.count = cq->count,
+	};
 	cq->queue = queue;
 	cq->head = 0;
+	cq->count = 0;
 	cq->size = cqe;
 	ibcq->cqe = cqe;
-	spin_unlock_irqrestore(&cq->lock, flags);
+	do {
+		done = rsim_cq_move_batch(cq);
+		if (done) {
+			old = cq->old.queue;
+			cq->old.queue = NULL;
+		}
+		spin_unlock_irqrestore(&cq->lock, flags);
+		if (!done) {
+			rsim_cq_between_batches(cq);
+			spin_lock_irqsave(&cq->lock, flags);
+		}
+	} while (!done);
 	kvfree(old);
-	return 0;
+out_unlock:
+	mutex_unlock(&cq->mutex);
+	return err;
 }
 
 const struct ib_device_ops rsim_cq_ops = {

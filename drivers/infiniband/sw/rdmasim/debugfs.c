@@ -117,6 +117,9 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 		   atomic64_read(&rsim->user_send_posts),
 		   atomic64_read(&rsim->sq_rings),
 		   atomic64_read(&rsim->send_doorbells));
+	seq_printf(m, "roce_no_route %lld\nroce_ambiguous %lld\n",
+		   atomic64_read(&rsim->roce_no_route),
+		   atomic64_read(&rsim->roce_ambiguous));
 	for (i = 0; i < RSIM_OP_NR; i++)
 		seq_printf(m, "op_%s %llu\n", rsim_dp_op_names[i], st.ops[i]);
 	return 0;

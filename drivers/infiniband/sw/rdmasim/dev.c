@@ -639,7 +639,8 @@ int rsim_dev_probe(struct platform_device *pdev,
 		return err;
 	}
 	if (!lim->max_fast_reg_page_list_len || !lim->pkey_tbl_len ||
-	    !lim->max_cqe || !lim->max_qp_wr)
+	    !lim->max_cqe || !lim->max_qp_wr ||
+	    lim->max_recv_sge > RSIM_RECV_SGE_CEIL)
 		return -EINVAL;
 
 	/*
@@ -722,7 +723,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 		goto err_dealloc;
 
 	if (cfg->ndev) {
-		err = ib_device_set_netdev(&rsim->ibdev, cfg->ndev, RSIM_PORT);
+		err = rsim_roce_bind(rsim);
 		if (err)
 			goto err_dealloc;
 		/* the name "rdma link add" gave */
@@ -739,11 +740,19 @@ int rsim_dev_probe(struct platform_device *pdev,
 				 rsim->dma_dev);
 	if (err)
 		goto err_dealloc;
-
-	if (cfg->ndev)
-		rsim_roce_add(rsim);
+	/* the netdev went between the bind and now: nobody else removes it */
+	if (cfg->ndev) {
+		err = rsim_roce_watch(rsim);
+		if (err)
+			goto err_unregister;
+	}
 	platform_set_drvdata(pdev, rsim);
 	return 0;
+
+err_unregister:
+	/* dealloc_driver frees rsim before this returns */
+	ib_unregister_device(&rsim->ibdev);
+	return err;
 
 err_dealloc:
 	/* dealloc_driver undoes everything after ib_alloc_device() */

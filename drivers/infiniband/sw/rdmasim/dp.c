@@ -711,14 +711,14 @@ static void rsim_port_violation(struct rsim_dev *rsim, bool qkey)
  * The device a packet to @dlid (InfiniBand) or @dgid (RoCE) reaches, held
  * unless it is @from (rsim_dp_route_put() it): InfiniBand, the subnet's
  * port with that LID (rsim_subnet_route()); RoCE, the RoCE-mode device
- * that holds the GID (rsim_roce_route()); this one or another. NULL if
- * none.
+ * that holds the GID and that this one reaches through its netdev
+ * (rsim_roce_route()); this one or another. NULL if none.
  */
 static struct rsim_dev *rsim_dp_route(struct rsim_dev *from, u16 dlid,
 				      const union ib_gid *dgid)
 {
 	if (rsim_is_roce(from))
-		return rsim_roce_route(dgid);
+		return rsim_roce_route(from, dgid);
 	return rsim_subnet_route(from, dlid);
 }
 
@@ -963,6 +963,17 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 	int bad = 0;
 
 	spin_lock_irqsave(&peer->lock, flags);
+	if (peer->dying) {
+		/*
+		 * destroy_qp has begun (it set @dying under this lock, then
+		 * took the QP off its SRQ's waiters): a QP going away is no
+		 * responder, and must not go back on that list, where it
+		 * would stay after it is freed. RC retries as for a QP that
+		 * is not there.
+		 */
+		spin_unlock_irqrestore(&peer->lock, flags);
+		return x->rc ? RSIM_EXEC_NOACK : RSIM_EXEC_DROP;
+	}
 	if (!rsim_qp_receives(peer->state)) {
 		/* nothing taken: ERR, or back to RESET (and INIT) meanwhile */
 	} else if (srq) {
@@ -1456,7 +1467,9 @@ static int rsim_dp_ud_mcast(struct rsim_exec *x, bool has_grh, int net_type,
 		q = rsim_qp_get(dest[i].rsim, dest[i].qpn);
 		if (!q)
 			continue;
-		if (READ_ONCE(q->dying) || !rsim_qp_receives(READ_ONCE(q->state))) {
+		/* the number the group had may have gone to another QP */
+		if (q->serial != dest[i].serial || READ_ONCE(q->dying) ||
+		    !rsim_qp_receives(READ_ONCE(q->state))) {
 			rsim_qp_put(q);
 			continue;
 		}

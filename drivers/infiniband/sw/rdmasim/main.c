@@ -272,6 +272,7 @@ err_unlock:
 	kfree(node);
 	return ERR_PTR(err);
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_dev_new_roce);
 
 /*
  * Remove the platform devices of devices whose ib_device the RDMA core

@@ -37,6 +37,9 @@
  * @mlid: its multicast LID
  * @nqp: QPs attached
  * @qpn: their numbers
+ * @serial: and their serials (&rsim_qp.serial), which a datagram's
+ *	receiver must still have: a QP given a number that was attached
+ *	receives nothing for it
  * @refs: how often each is attached
  */
 struct rsim_mc_grp {
@@ -45,6 +48,7 @@ struct rsim_mc_grp {
 	u16 mlid;
 	u32 nqp;
 	u32 qpn[RSIM_MC_QP_ATTACH];
+	u64 serial[RSIM_MC_QP_ATTACH];
 	u32 refs[RSIM_MC_QP_ATTACH];
 };
 
@@ -121,6 +125,7 @@ int rsim_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		goto out;
 	}
 	g->refs[g->nqp] = 1;
+	g->serial[g->nqp] = to_rsim_qp(ibqp)->serial;
 	g->qpn[g->nqp++] = ibqp->qp_num;
 out:
 	spin_unlock_bh(&rsim->mc_lock);
@@ -134,6 +139,7 @@ static void rsim_mc_remove_locked(struct rsim_dev *rsim,
 {
 	g->nqp--;
 	g->qpn[i] = g->qpn[g->nqp];
+	g->serial[i] = g->serial[g->nqp];
 	g->refs[i] = g->refs[g->nqp];
 	if (g->nqp)
 		return;
@@ -207,6 +213,7 @@ static int rsim_mc_collect(struct rsim_dev *d, u16 mlid,
 			continue;
 		for (i = 0; i < g->nqp && n < max; i++) {
 			dest[n].rsim = d;
+			dest[n].serial = g->serial[i];
 			dest[n++].qpn = g->qpn[i];
 		}
 	}

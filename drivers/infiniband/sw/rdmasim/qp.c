@@ -172,11 +172,13 @@ int rsim_wq_alloc(struct rsim_dev *rsim, struct rsim_wq *wq, u32 max_wr,
 
 /*
  * The engine's scratch space: the requester's and the responder's checked
- * lists, and a copy of the receive WR a SEND takes (as large as any QP's).
+ * lists, and a copy of the receive WR a SEND takes, as large as any QP's
+ * of any device: the responder may be another device's, whose limits are
+ * not this one's.
  */
 static int rsim_qp_scratch_alloc(struct rsim_dev *rsim, struct rsim_qp *qp)
 {
-	u32 nr = rsim->cfg.limits.max_recv_sge;
+	u32 nr = RSIM_RECV_SGE_CEIL;
 	u32 nl = max(qp->sq.max_sge, 1U);
 
 	if (rsim_should_fail(rsim, RSIM_FAULT_ALLOC))
@@ -372,11 +374,15 @@ err_free_sq:
  * The completions of @qp nobody polled: dropped from its CQs (as mlx4 and
  * mlx5 clean them), when it goes back to RESET and when it is destroyed,
  * so that no completion names a QP that is gone or delivers a flush of
- * an earlier life.
+ * an earlier life. The caller makes sure nothing adds one meanwhile
+ * (destroy_qp: nobody holds the QP; RESET: nobody runs its send queue
+ * and it receives nothing), and holds no spinlock: a clean takes the
+ * CQs' locks for bounded batches only (rsim_cq_clean()).
+ *
+ * Context: process; sleeps.
  */
-static void rsim_qp_clean_cqs_locked(struct rsim_qp *qp)
+static void rsim_qp_clean_cqs(struct rsim_qp *qp)
 {
-	lockdep_assert_held(&qp->lock);
 	rsim_cq_clean(to_rsim_cq(qp->ibqp.send_cq), &qp->ibqp);
 	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
 		rsim_cq_clean(to_rsim_cq(qp->ibqp.recv_cq), &qp->ibqp);
@@ -396,10 +402,17 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	u16 plid;
 	u32 peer;
 
-	/* no lookup finds it from here on */
-	xa_erase_bh(&rsim->qp_xa, ibqp->qp_num);
-	/* nor a multicast datagram (its QP number could be reused) */
+	/*
+	 * No multicast datagram reaches it, then no lookup finds it: its
+	 * attachments go while its number is still its own, so that a QP
+	 * given the number next inherits none of them
+	 */
 	rsim_mcast_qp_gone(qp);
+	xa_erase_bh(&rsim->qp_xa, ibqp->qp_num);
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (rsim->qp_gone_hook)
+		rsim->qp_gone_hook(qp);
+#endif
 	spin_lock_irq(&qp->lock);
 	qp->dying = true;
 	qp->stopping = true;
@@ -413,9 +426,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rsim_dp_stop(qp);
 	rsim_qp_put(qp);
 	wait_var_event(&qp->ref, !refcount_read(&qp->ref));
-	spin_lock_irq(&qp->lock);
-	rsim_qp_clean_cqs_locked(qp);
-	spin_unlock_irq(&qp->lock);
+	rsim_qp_clean_cqs(qp);
 	/* nobody holds it to queue an event: drop those still queued */
 	rsim_ev_forget(rsim, &qp->ev);
 
@@ -710,12 +721,12 @@ static void rsim_qp_apply_locked(struct rsim_qp *qp,
 /*
  * Back to RESET, once nobody executes the send queue (rsim_dp_stop()):
  * the queues are empty, no attributes, no completions of the earlier
- * life in the CQs (rsim_qp_clean_cqs_locked()), and the queue is nobody's.
+ * life in the CQs (the caller's rsim_qp_clean_cqs(), before it took the
+ * lock), and the queue is nobody's.
  */
 static void rsim_qp_reset_locked(struct rsim_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
-	rsim_qp_clean_cqs_locked(qp);
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->sq.head = 0;
 	qp->sq.count = 0;
@@ -789,6 +800,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		qp->stopping = true;
 		spin_unlock_irq(&qp->lock);
 		rsim_dp_stop(qp);
+		rsim_qp_clean_cqs(qp);
 		spin_lock_irq(&qp->lock);
 		rsim_qp_reset_locked(qp);
 		qp->stopping = false;

@@ -24,6 +24,7 @@
 #include <rdmasim/compat.h>
 #include <rdmasim/puda.h>
 
+struct rsim_cq;
 struct rsim_qp;
 
 #define RSIM_DRV_NAME		"rdmasim"
@@ -40,6 +41,12 @@ struct rsim_qp;
 #define RSIM_SUBNET_TIMEOUT	18	/* 4.096 us * 2^18 = ~1 s */
 #define RSIM_MAX_MSG		0x80000000ULL
 #define RSIM_DM_MAX		(256 * 1024)	/* max_dm_size */
+/*
+ * The most SGEs a receive WR has on any device (its max_recv_sge is at
+ * most this): a requester copies a responder's receive WR, perhaps of
+ * another device, into scratch space of this size
+ */
+#define RSIM_RECV_SGE_CEIL	64
 /* RoCE mode: GID table entries (the netdev's addresses, as rxe's 1024) */
 #define RSIM_ROCE_GID_TBL_LEN	128
 
@@ -393,6 +400,22 @@ struct rsim_sa_port {
 	struct delayed_work delay_work;
 };
 
+/* netdevs a RoCE-mode device's Ethernet segment is named by (roce.c) */
+#define RSIM_ROCE_SEG_MAX	4
+
+/**
+ * struct rsim_roce_seg - the Ethernet segment of a RoCE-mode device's
+ *	netdev, as rsim_roce_route() compares them
+ * @net: the namespace cookie of each netdev (the first: the device's own)
+ * @ifindex: the index of each in its namespace
+ * @n: how many
+ */
+struct rsim_roce_seg {
+	u64 net[RSIM_ROCE_SEG_MAX];
+	int ifindex[RSIM_ROCE_SEG_MAX];
+	int n;
+};
+
 /**
  * struct rsim_dev - one simulated RDMA device
  * @ibdev: the RDMA core's device; must be first (ib_alloc_device)
@@ -449,9 +472,16 @@ struct rsim_sa_port {
  * @sq_rings: send rings made for processes to map (usq.c)
  * @send_doorbells: post_send commands without a WR on a mapped send queue
  * @user_send_posts: post_send commands of processes that carried WRs
+ * @roce_no_route: RoCE: packets no device took, its GID held by no device
+ *	this one reaches (rsim_roce_route())
+ * @roce_ambiguous: RoCE: packets refused because more than one device
+ *	it reaches equally holds their GID
  * @ndev_tracker: tracks the hold on @cfg.ndev (RoCE)
  * @roce_node: on roce.c's list of RoCE devices, which the data path
- *	routes by destination GID (RCU)
+ *	routes by destination GID (RCU), from its bind to its netdev on
+ * @ndev_gone: its netdev sent NETDEV_UNREGISTER (under RTNL)
+ * @roce_seg_lock: protects @roce_seg (written under RTNL)
+ * @roce_seg: RoCE: its netdev's Ethernet segment (roce.c)
  * @subnet_node: on subnet.c's list of InfiniBand-mode devices, which the
  *	data path routes by destination LID (RCU)
  * @sa: the subnet administrator's agent on the port (sa_agent.c)
@@ -469,6 +499,12 @@ struct rsim_sa_port {
  * @dp_peer_hook: KUnit only: called by the engine once it has found the
  *	responder of a WR and before it takes a receive WR there, on the
  *	owner's context with no lock held
+ * @cq_resize_hook: KUnit only: called by resize_cq of one of the
+ *	device's CQs once it may resize it, before it looks at the CQ
+ * @cq_batch_hook: KUnit only: called by a resize or clean of one of the
+ *	device's CQs between two batches, with no lock held
+ * @qp_gone_hook: KUnit only: called by destroy_qp once the QP's number is
+ *	free for another QP
  */
 struct rsim_dev {
 	struct ib_device ibdev;
@@ -510,8 +546,13 @@ struct rsim_dev {
 	atomic64_t sq_rings;
 	atomic64_t send_doorbells;
 	atomic64_t user_send_posts;
+	atomic64_t roce_no_route;
+	atomic64_t roce_ambiguous;
 	netdevice_tracker ndev_tracker;
 	struct list_head roce_node;
+	bool ndev_gone;
+	seqlock_t roce_seg_lock;	/* protects roce_seg */
+	struct rsim_roce_seg roce_seg;
 	struct list_head subnet_node;
 	struct rsim_sa_port sa;
 	spinlock_t mc_lock;	/* protects mc_grps, mc_ngrps; BH off */
@@ -523,6 +564,9 @@ struct rsim_dev {
 	void (*dp_test_hook)(struct rsim_qp *qp, int status);
 	void (*dp_leave_hook)(struct rsim_qp *qp);
 	void (*dp_peer_hook)(struct rsim_qp *qp, struct rsim_qp *peer);
+	void (*cq_resize_hook)(struct rsim_cq *cq);
+	void (*cq_batch_hook)(struct rsim_cq *cq);
+	void (*qp_gone_hook)(struct rsim_qp *qp);
 #endif
 };
 
@@ -598,36 +642,72 @@ struct rsim_ev {
 };
 
 /**
+ * struct rsim_cq_seg - the completions a resize has not moved yet
+ * @queue: the ring they are in (the CQ's earlier one), or NULL
+ * @size: its size
+ * @head: index of the oldest
+ * @count: how many are left: they come before the CQ's own
+ */
+struct rsim_cq_seg {
+	struct ib_wc *queue;
+	u32 size;
+	u32 head;
+	u32 count;
+};
+
+/**
  * struct rsim_cq - completion queue
  * @ibcq: core object; must be first
- * @lock: protects @queue, @head, @count, @notify, @overflow, @ring and
- *	@prod
+ * @mutex: orders resize_cq and rsim_cq_clean(), whose steps drop @lock
+ *	between bounded batches
+ * @lock: protects @queue, @head, @count, @old, @clean_u, @clean_h,
+ *	@notify, @overflow, @ring, @prod and @filling
  * @queue: ring of @size completions (NULL for a mapped CQ)
  * @size: ring size (the cqe the consumer asked for; a power of two for a
  *	mapped CQ)
  * @head: index of the oldest completion
- * @count: completions in the ring
+ * @count: slots of the ring in use (completions, and @clean_h holes)
+ * @old: while a resize moves them, the completions of the ring before
+ *	@queue, which are polled first
+ * @clean_u: while rsim_cq_clean() runs, the slots from @head on it has
+ *	not looked at yet (polled first)
+ * @clean_h: the holes it left after them (completions it dropped)
  * @notify: armed notification (0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP)
  * @overflow: a completion found the ring full: the CQ is in the error
  *	state (IBA 11.4.2.1) and takes no more completions
  * @ring: a user CQ's ring, mapped by its process, or NULL
  * @prod: the ring's producer index: the kernel's own, mirrored to the ring
+ *	unless @filling
+ * @filling: a resize copies the earlier ring's completions into @ring's
+ *	first slots: @prod is published when it is done
  * @ev: its handlers, when the dispatcher runs them
  */
 struct rsim_cq {
 	struct ib_cq ibcq;
-	/* protects queue, head, count, notify, overflow, ring, prod */
+	/* orders resizes and cleans (each drops @lock between batches) */
+	struct mutex mutex;
+	/*
+	 * protects queue, head, count, old, clean_u, clean_h, notify,
+	 * overflow, ring, prod, filling
+	 */
 	spinlock_t lock;
 	struct ib_wc *queue;
 	u32 size;
 	u32 head;
 	u32 count;
+	struct rsim_cq_seg old;
+	u32 clean_u;
+	u32 clean_h;
 	u8 notify;
 	bool overflow;
+	bool filling;
 	struct rsim_umap *ring;
 	u32 prod;
 	struct rsim_ev ev;
 };
+
+/* completions a resize or a clean moves per hold of a CQ's lock */
+#define RSIM_CQ_BATCH		64
 
 /*
  * What a completion did, for rsim_notify_run(): RSIM_NOTIFY_COMP runs the
@@ -894,7 +974,7 @@ enum rsim_sq_owner {
  * @srq_wait: on its SRQ's @waiters list (under the SRQ's lock)
  * @lrefs: the requester's checked gather (or READ scatter) list, max_sge
  *	entries; used only by the owner of the send queue
- * @rrefs: the responder's checked scatter list, max_recv_sge entries;
+ * @rrefs: the responder's checked scatter list, RSIM_RECV_SGE_CEIL entries;
  *	used only by the owner of the send queue
  * @rwqe: the receive WR a SEND took from the responder; likewise
  * @ev: its events, when the dispatcher raises them
@@ -1182,10 +1262,20 @@ int rsim_roce_init(void);
 void rsim_roce_stop(void);
 void rsim_roce_exit(void);
 bool rsim_roce_bound(const struct net_device *ndev);
-void rsim_roce_add(struct rsim_dev *rsim);
+int rsim_roce_bind(struct rsim_dev *rsim);
+int rsim_roce_watch(struct rsim_dev *rsim);
+/* where a RoCE-mode device's probe calls rsim_roce_probe_hook (KUnit) */
+enum {
+	RSIM_ROCE_STAGE_BIND,		/* before rsim_roce_bind() */
+	RSIM_ROCE_STAGE_BOUND,		/* bound, not registered yet */
+	RSIM_ROCE_STAGE_REGISTERED,	/* registered, before rsim_roce_watch() */
+};
+
+void rsim_roce_set_probe_hook(void (*hook)(struct rsim_dev *rsim, int stage));
 void rsim_roce_del(struct rsim_dev *rsim);
 enum ib_mtu rsim_roce_mtu(const struct net_device *ndev);
-struct rsim_dev *rsim_roce_route(const union ib_gid *dgid);
+struct rsim_dev *rsim_roce_route(struct rsim_dev *from,
+				 const union ib_gid *dgid);
 int rsim_roce_build_hdr(const struct ib_global_route *g,
 			const union ib_gid *sgid, u32 len,
 			union rdma_network_hdr *hdr);
@@ -1344,10 +1434,12 @@ void rsim_sa_debugfs_init(struct dentry *root);
  * struct rsim_mc_dest - one receiver of a multicast datagram
  * @rsim: its device
  * @qpn: its QP number
+ * @serial: the serial of the QP that was attached (&rsim_qp.serial)
  * @held: @rsim is held (rsim_mcast_dests_put() lets it go)
  */
 struct rsim_mc_dest {
 	struct rsim_dev *rsim;
+	u64 serial;
 	u32 qpn;
 	bool held;
 };

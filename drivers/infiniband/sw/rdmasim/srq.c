@@ -188,7 +188,7 @@ void rsim_srq_unwait(struct rsim_qp *qp)
 /**
  * rsim_srq_take() - take the receive WR at the head of an SRQ
  * @srq: the SRQ of the QP a message arrived for
- * @rwqe: where to copy it (room for the device's max_recv_sge SGEs)
+ * @rwqe: where to copy it (room for RSIM_RECV_SGE_CEIL SGEs)
  * @waiter: the RC QP the message arrived for, or NULL (UC, UD): if the
  *	SRQ is empty, it goes on @srq's waiters, for the next post to wake
  *	its requester

@@ -147,8 +147,12 @@ static int rsim_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	} else if (vma->vm_flags & VM_EXEC) {
 		err = -EPERM;
 	} else {
-		/* no fork's copy, no mremap() growing it, not in a core dump */
+		/*
+		 * no fork's copy, no mremap() growing it, not in a core dump;
+		 * and never executable: no mprotect(PROT_EXEC) later either
+		 */
 		rsim_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+		rsim_vm_flags_clear(vma, VM_MAYEXEC);
 		npages = m->npages;
 		err = vm_insert_pages(vma, vma->vm_start, m->pages, &npages);
 	}

@@ -136,7 +136,7 @@ static u32 rsim_urq_posted(struct rsim_wq *rq)
 /**
  * rsim_urq_take() - copy the receive WR at the head of a mapped queue
  * @rq: the queue; its lock held (the QP's, or the SRQ's)
- * @rwqe: where to (room for the device's max_recv_sge SGEs)
+ * @rwqe: where to (room for RSIM_RECV_SGE_CEIL SGEs)
  * @wait: the taker is an RC requester that waits if the queue is empty:
  *	ask for a doorbell before concluding that it is
  *
