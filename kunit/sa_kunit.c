@@ -4,7 +4,8 @@
  * The suite's shared device and one made for each case are ports of the
  * subnet (with rdmasim0, when it is loaded). The SA's answers are asked
  * for directly (rsim_sa_answer(): records, component masks, selectors,
- * every IBA status) and through the MAD layer by the core's own SA client
+ * every IBA status; the multicast limits a port is held to, and the MLIDs
+ * kept for IPoIB) and through the MAD layer by the core's own SA client
  * (ib_sa_path_rec_get() from the case's device to the master), with the
  * SA's drop, status and delay faults.
  */
@@ -651,6 +652,97 @@ static void rsim_sa_test_mcast_create(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->a.count, 1);
 }
 
+static void sa_limits_reset(void *unused)
+{
+	rsim_mcast_set_limits(0, 0);
+}
+
+/*
+ * What one port may hold: each group it joins counts against its limit,
+ * creating or not (past it: ERR_NO_RESOURCES, counted, nothing made); a
+ * bit more in a group it is in does not; a leave makes room. With no
+ * ordinary MLID left, a create is refused, and an IPoIB group (signature
+ * 0x601b) still gets one from the reserve.
+ */
+static void rsim_sa_test_mcast_limits(struct kunit *test)
+{
+	static const u8 ipoib[16] = { 0xff, 0x12, 0x60, 0x1b, 0xff, 0xff, 0, 0,
+				      0, 0, 0, 0, 0, 0, 0x4b, 0x55 };
+	u64 join = MC_C_MGID | MC_C_PORT_GID | MC_C_JOIN;
+	u64 port0 = rsim_mcast_refused(true);
+	u64 mlid0 = rsim_mcast_refused(false);
+	struct sa_q *s = sa_q(test);
+	struct rsim_dev *a, *b;
+	u8 first[16], bg[16];
+	u32 base = 0, i;
+
+	sa_devs(test, &a, &b);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, sa_leave_all, a),
+			0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, sa_limits_reset,
+							NULL), 0);
+	/* the groups a is in already (other suites') */
+	sa_mcm_q(s, NULL, a, 0);
+	if (!sa_ask(test, s, IB_SA_METHOD_GET_TABLE, IB_SA_ATTR_MC_MEMBER_REC,
+		    MC_C_PORT_GID, a))
+		base = s->a.count;
+	rsim_mcast_set_limits(base + 3, 0);
+	for (i = 0; i < 3; i++) {
+		sa_create_q(s, NULL, a);
+		KUNIT_ASSERT_EQ(test, sa_ask(test, s, IB_MGMT_METHOD_SET,
+					     IB_SA_ATTR_MC_MEMBER_REC,
+					     MC_C_CREATE, a), 0);
+		if (!i)
+			memcpy(first, sa_rec(s, 0), sizeof(first));
+	}
+	sa_create_q(s, NULL, a);
+	KUNIT_EXPECT_EQ(test, sa_ask(test, s, IB_MGMT_METHOD_SET,
+				     IB_SA_ATTR_MC_MEMBER_REC, MC_C_CREATE, a),
+			RSIM_SA_ERR_NO_RESOURCES);
+	KUNIT_EXPECT_EQ(test, rsim_mcast_refused(true), port0 + 1);
+	sa_mcm_q(s, NULL, a, 0);
+	KUNIT_ASSERT_EQ(test, sa_ask(test, s, IB_SA_METHOD_GET_TABLE,
+				     IB_SA_ATTR_MC_MEMBER_REC, MC_C_PORT_GID,
+				     a), 0);
+	KUNIT_EXPECT_EQ(test, s->a.count, base + 3);
+	/* joining b's group is a membership too */
+	sa_create_q(s, NULL, b);
+	KUNIT_ASSERT_EQ(test, sa_ask(test, s, IB_MGMT_METHOD_SET,
+				     IB_SA_ATTR_MC_MEMBER_REC, MC_C_CREATE, b),
+			0);
+	memcpy(bg, sa_rec(s, 0), sizeof(bg));
+	sa_mcm_q(s, bg, a, 1);
+	KUNIT_EXPECT_EQ(test, sa_ask(test, s, IB_MGMT_METHOD_SET,
+				     IB_SA_ATTR_MC_MEMBER_REC, join, a),
+			RSIM_SA_ERR_NO_RESOURCES);
+	/* a NonMember bit in a group a is in: no new membership */
+	sa_mcm_q(s, first, a, 2);
+	KUNIT_EXPECT_EQ(test, sa_ask(test, s, IB_MGMT_METHOD_SET,
+				     IB_SA_ATTR_MC_MEMBER_REC, join, a), 0);
+	/* a leaves it: room for b's */
+	sa_mcm_q(s, first, a, 3);
+	KUNIT_EXPECT_EQ(test, sa_ask(test, s, IB_SA_METHOD_DELETE,
+				     IB_SA_ATTR_MC_MEMBER_REC, join, a), 0);
+	sa_mcm_q(s, bg, a, 1);
+	KUNIT_EXPECT_EQ(test, sa_ask(test, s, IB_MGMT_METHOD_SET,
+				     IB_SA_ATTR_MC_MEMBER_REC, join, a), 0);
+
+	/* the ordinary MLIDs: 0xC000 alone, the broadcast group's */
+	rsim_mcast_set_limits(0, RSIM_SA_MLID_FIRST);
+	sa_create_q(s, NULL, b);
+	KUNIT_EXPECT_EQ(test, sa_ask(test, s, IB_MGMT_METHOD_SET,
+				     IB_SA_ATTR_MC_MEMBER_REC, MC_C_CREATE, b),
+			RSIM_SA_ERR_NO_RESOURCES);
+	KUNIT_EXPECT_EQ(test, rsim_mcast_refused(false), mlid0 + 1);
+	sa_create_q(s, ipoib, b);
+	KUNIT_ASSERT_EQ(test, sa_ask(test, s, IB_MGMT_METHOD_SET,
+				     IB_SA_ATTR_MC_MEMBER_REC,
+				     MC_C_CREATE | MC_C_MGID, b), 0);
+	KUNIT_EXPECT_GT(test, sa_be16(sa_rec(s, 0) + MCM_MLID),
+			RSIM_SA_MLID_FIRST);
+	KUNIT_EXPECT_EQ(test, rsim_mcast_refused(true), port0 + 2);
+}
+
 /* the core's SA client, asking from @from for the path to @to */
 struct sa_call {
 	struct completion done;
@@ -798,6 +890,7 @@ static struct kunit_case rsim_sa_test_cases[] = {
 	KUNIT_CASE(rsim_sa_test_path_table),
 	KUNIT_CASE(rsim_sa_test_mcast_broadcast),
 	KUNIT_CASE(rsim_sa_test_mcast_create),
+	KUNIT_CASE(rsim_sa_test_mcast_limits),
 	KUNIT_CASE(rsim_sa_test_sa_client),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}

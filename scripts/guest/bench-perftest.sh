@@ -7,10 +7,11 @@
 # ib_send_bw (8 bytes: the message rate), server and client as two
 # processes over the loopback, on rdmasim0 with its mapped queues, on
 # rdmasim0 with RSIM_NO_MAP=1 (a system call per verb, the kernel's
-# commands) and on rxe0, three rounds alternating so that each sees the
-# same host. perftest polls its completions (and ib_write_lat the last
-# byte of its buffer): each process busy-waits on a CPU of its own, which
-# is why the boot has two. One line per test and device:
+# commands) and on rxe0, three rounds, each running the three in turn so
+# that each sees the same host. perftest polls its completions (and
+# ib_write_lat the last byte of its buffer): each process busy-waits on
+# a CPU of its own, which is why the boot has two. One line per test and
+# device:
 #
 #   RSIM-BENCH perftest <test> <device> <median> <lowest> <highest> <runs>
 #
@@ -100,35 +101,35 @@ pt_report() {
 		"$(head -n 1 /run/pt-sorted)" "$(tail -n 1 /run/pt-sorted)" "$n"
 }
 
-# pt_test test size iters: three rounds on each device, then the lines
+# pt_test test size iters: three rounds, each a run on every device in
+# turn (mapped, not mapped, rxe0), then the lines
 pt_test() {
-	local t="$1" size="$2" n="$3" i=0 db po ps msgs
+	local t="$1" size="$2" n="$3" i=0 db=0 po=0 ps=0 db0 po0 ps0 msgs
 	local drv="RDMAV_DRIVERS=$RSIM_MODDIR/tools/provider/librdmasim"
 	rm -f /run/pt-"$t"-*
-	db=$(pt_count send_doorbells)
-	po=$(pt_count user_polls)
-	ps=$(($(pt_count user_send_posts) + $(pt_count user_recv_posts)))
 	while [ $i -lt 3 ]; do
+		# the mapped run's system calls, from the device's counters
+		db0=$(pt_count send_doorbells)
+		po0=$(pt_count user_polls)
+		ps0=$(($(pt_count user_send_posts) + $(pt_count user_recv_posts)))
 		pt_run "$t" rdmasim0 "$size" "$n" "$drv"
-		i=$((i + 1))
-	done
-	# the mapped runs' system calls: both sides' messages (a latency
-	# test's are round trips, one message each way)
-	msgs=$((3 * n * 2))
-	case $t in *_bw) msgs=$((3 * n)) ;; esac
-	say "RSIM-BENCH syscalls $t" \
-		"doorbells $(awk -v a="$(pt_count send_doorbells)" -v b="$db" \
-			-v m=$msgs 'BEGIN { printf "%.2f", (a - b) / m }')" \
-		"polls $(($(pt_count user_polls) - po))" \
-		"posts $(($(pt_count user_send_posts) + \
-			 $(pt_count user_recv_posts) - ps))"
-	i=0
-	while [ $i -lt 3 ]; do
+		db=$((db + $(pt_count send_doorbells) - db0))
+		po=$((po + $(pt_count user_polls) - po0))
+		ps=$((ps + $(pt_count user_send_posts) + \
+		      $(pt_count user_recv_posts) - ps0))
 		pt_run "$t" rdmasim0-nomap "$size" "$n" "$drv" RSIM_NO_MAP=1
 		[ -d /sys/class/infiniband/rxe0 ] &&
 			pt_run "$t" rxe0 "$size" "$n"
 		i=$((i + 1))
 	done
+	# both sides' messages (a latency test's are round trips, one
+	# message each way)
+	msgs=$((3 * n * 2))
+	case $t in *_bw) msgs=$((3 * n)) ;; esac
+	say "RSIM-BENCH syscalls $t" \
+		"doorbells $(awk -v a="$db" -v m=$msgs \
+			'BEGIN { printf "%.2f", a / m }')" \
+		"polls $po" "posts $ps"
 	pt_report "$t" rdmasim0
 	pt_report "$t" rdmasim0-nomap
 	[ -d /sys/class/infiniband/rxe0 ] && pt_report "$t" rxe0

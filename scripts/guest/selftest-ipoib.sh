@@ -8,6 +8,10 @@
 # (7.3's debug kernel). Each device's interface in a network namespace of
 # its own (rsim_ib0, rsim_ib1), so nothing takes a short cut through
 # local routing:
+#   - a umad flood from a third port (rdmasim2: 300 joins, 64 GetTables
+#     never ACKed) gets its limits (256 groups, 8 RMPP answers in
+#     flight) and ERR_NO_RESOURCES past them, while another port's
+#     GetTable and the IPoIB joins below succeed;
 #   - both come up with carrier once they joined the broadcast group,
 #     which the SA made (their ipoib debugfs ib<N>_mcg, the SA's groups,
 #     saquery's MCMemberRecords); datagram mode, MTU 2044;
@@ -30,7 +34,7 @@
 #     and made again.
 # Uses check(), capture(), has_line(), lines(), wait_for(), sysfs_is(),
 # ll_addr_ready(), refused() and ctl() from guest/lib.sh and
-# guest/selftest.sh, $DBG, $IB, sa_stat() from
+# guest/selftest.sh, $DBG, $IB, sa_stat(), $SAQ and $SA_UMAD from
 # guest/selftest-sa.sh, rdma_core_env(), ll_of() and cm_pair() from
 # guest/cm-pair.sh.
 
@@ -105,12 +109,39 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 		ip netns exec rsim_ib$ib_n ip addr add \
 			"127.1.0.$((ib_n + 1))/16" dev "$ifn"
 	done
+	# A umad user on a third port, rdmasim2 (LID 3), takes all the SA
+	# gives it just before IPoIB comes up on the other two: 300 joins
+	# (the port's limit is 256 groups) and 64 GetTables whose RMPP
+	# answers it never ACKs (8 in flight per requesting LID); another
+	# port's GetTable and both ports' IPoIB joins still succeed.
+	check "sa_flood_new_device_2" ctl new_device 2
+	sa_stat rmpp_refused && sa_flood_r0=$val
+	sa_flood() {
+		"$SA_UMAD" -C rdmasim2 -P 1 saflood 300 64 >/run/sa-flood 2>&1 ||
+			{ cat /run/sa-flood; return 1; }
+		while IFS= read -r l; do say "RSIM-SA-FLOOD $l"; done </run/sa-flood
+		lines /run/sa-flood "Joined 256" "JoinsRefused 44" \
+			"TablesInFlight 8" "TablesRefused 56"
+	}
+	check "sa_flood_umad" sa_flood
+	# shellcheck disable=SC2086 # $SAQ: words
+	check "sa_flood_other_lid_gets_tables" capture /run/sa-flood-g $SAQ -g
+	sa_flood_refused() {
+		sa_stat rmpp_refused && [ "$val" -ge $((sa_flood_r0 + 56)) ] &&
+			sa_stat rmpp_peak && [ "$val" -le 64 ] &&
+			sa_stat mcast_refused_port && [ "$val" -ge 44 ]
+	}
+	check "sa_flood_counted" sa_flood_refused
 	check "ipoib_up" in_ib0 ip link set "$IB0" up
 	check "ipoib_up_peer" in_ib1 ip link set "$IB1" up
 	check "ipoib_carrier" wait_for "$IB0's carrier" 60 \
 		ipoib_carrier $IPOIB_NS0 "$IB0"
 	check "ipoib_carrier_peer" wait_for "$IB1's carrier" 60 \
 		ipoib_carrier $IPOIB_NS1 "$IB1"
+	# rdmasim2 leaves the subnet: its 256 groups go with it
+	check "sa_flood_del_device_2" ctl del_device 2
+	check "sa_flood_groups_gone" refused has_line "$DBG/sa/groups" \
+		"  member 0x02ca510000000201 *"
 	check "ipoib_datagram" ipoib_is $IPOIB_NS0 "$IB0" mode datagram
 	# the broadcast group's MTU (2048) less IPoIB's 4-byte header
 	check "ipoib_mtu_2044" ipoib_is $IPOIB_NS0 "$IB0" mtu 2044

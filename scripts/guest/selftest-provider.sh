@@ -344,15 +344,19 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# verbs on one context (every object type, modify to any state,
 	# multicast, posts with made-up keys, ranges and flags), and a third
 	# writing random bytes into every ring the process maps (-x), closed
-	# with everything alive. The boot's judge reads the kernel log (the
+	# with everything alive; and two churning what the provider's locks
+	# would order (-c): CQs resized through the write ABI beside the
+	# provider's resizes and polls, and RC responders on an empty SRQ
+	# destroyed while SENDs to them wait on RNR, the SRQ posted to
+	# after. The boot's judge reads the kernel log (the
 	# kernel writes only inside its rings and reports nothing); here
 	# restrack's and rdmasim's counts must be as before, and the rmmod at
 	# the end of the selftest must go through. The seed is printed
 	# ("seed <n>"); RSIM_FUZZ_SEED on the kernel command line repeats one.
 	provider_tool /run/fuzz rsim_fuzz \
-		-s "${RSIM_FUZZ_SEED:-$(date +%s)}" -n 1500 -x
+		-s "${RSIM_FUZZ_SEED:-$(date +%s)}" -n 1500 -x -c
 	check "provider_fuzz_ran" lines /run/fuzz "result PASS" \
-		"scribbler: *" "exit 0"
+		"scribbler: *" "churn: * rounds, * sends" "exit 0"
 	provider_left_alone fuzz /run/fuzz
 
 	# tools/provider's rsim_stress: two threads post WRITEs, READs and

@@ -43,6 +43,18 @@
  * write nothing outside a ring and report nothing; the provider's view of
  * its CQs is garbage, which the counts ignore.
  *
+ * With -c, two more threads churn what a hostile process can race in
+ * the kernel without the provider's locks: the first resizes the pool's
+ * CQs through the uverbs write ABI directly (the provider orders its own
+ * resizes of a CQ under the CQ's lock; this one does not, so two resizes
+ * of one CQ, and a resize beside a poll, meet in the kernel), and in
+ * rounds makes an RC responder on an empty SRQ and a requester connected
+ * to it, and destroys the responder while the second thread posts SENDs
+ * to it in a loop (each waits on RNR, the responder's QP on the SRQ's
+ * waiters), then posts a receive to the SRQ and destroys the rest. It
+ * prints "churn: <resizes> resizes (<ok> ok), <rounds> rounds, <sends>
+ * sends".
+ *
  * Prints "seed <n>", one "thread <i>: <calls> calls, <ok> ok" line per
  * thread, "close 0" and "result PASS" (exit 0), or "result FAIL (<why>)".
  *
@@ -52,6 +64,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -63,6 +76,7 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "rsim_open.h"
 
@@ -651,6 +665,142 @@ static void *scribble(void *arg)
 	return NULL;
 }
 
+/*
+ * The churn (-c): resizes through the write ABI, and rounds of an SRQ's
+ * responder destroyed under a requester's SENDs
+ */
+static struct {
+	pthread_mutex_t lock;	/* protects req: the sender posts under it */
+	struct ibv_qp *req;	/* the round's requester, or NULL */
+	atomic_int stop;	/* the sender ends */
+	struct ibv_mr *mr;
+	unsigned long resizes, resized, rounds;
+	atomic_ulong sends;
+} churn = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* ibv_resize_cq() without the provider: IB_USER_VERBS_CMD_RESIZE_CQ */
+static int raw_resize_cq(struct ibv_cq *cq, uint32_t cqe)
+{
+	uint64_t resp[32] = {};
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_resize_cq cmd;
+	} req = {
+		.hdr = {
+			.command = IB_USER_VERBS_CMD_RESIZE_CQ,
+			.in_words = sizeof(req) / 4,
+			.out_words = sizeof(resp) / 4,
+		},
+		.cmd = {
+			.response = (uintptr_t)resp,
+			.cq_handle = cq->handle,
+			.cqe = cqe,
+		},
+	};
+
+	return write(ctx->cmd_fd, &req, sizeof(req)) == sizeof(req) ? 0 : -1;
+}
+
+/* the second churn thread: SENDs to whatever requester the round has */
+static void *churn_send(void *arg)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND }, *bad;
+
+	(void)arg;
+	sge.lkey = churn.mr->lkey;
+	while (!atomic_load(&churn.stop)) {
+		int err = 1;
+
+		pthread_mutex_lock(&churn.lock);
+		/* the queue fills (nothing polls it): then it waits */
+		if (churn.req)
+			err = ibv_post_send(churn.req, &wr, &bad);
+		pthread_mutex_unlock(&churn.lock);
+		if (!err)
+			atomic_fetch_add(&churn.sends, 1);
+		else
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void churn_round(struct thread *t)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_qp_init_attr qa = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_qp *resp = NULL, *req = NULL;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+
+	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	srq = ibv_create_srq(base_pd, &sa);
+	if (!cq || !srq)
+		goto out;
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	req = ibv_create_qp(base_pd, &qa);
+	qa.srq = srq;
+	resp = ibv_create_qp(base_pd, &qa);
+	if (!req || !resp ||
+	    rsim_connect_to(resp, req->qp_num, lid, 0, IBV_MTU_1024, 1) ||
+	    rsim_connect_to(req, resp->qp_num, lid, 0, IBV_MTU_1024, 1))
+		goto out;
+	pthread_mutex_lock(&churn.lock);
+	churn.req = req;
+	pthread_mutex_unlock(&churn.lock);
+	usleep(below(t, 3000));
+	/* the responder goes while SENDs wait on it */
+	if (!ibv_destroy_qp(resp))
+		resp = NULL;
+	usleep(below(t, 1000));
+	sge.lkey = churn.mr->lkey;
+	ibv_post_srq_recv(srq, &rwr, &bad);
+	churn.rounds++;
+out:
+	/* no post to req from here on */
+	pthread_mutex_lock(&churn.lock);
+	churn.req = NULL;
+	pthread_mutex_unlock(&churn.lock);
+	if (resp)
+		ibv_destroy_qp(resp);
+	if (req)
+		ibv_destroy_qp(req);
+	if (srq)
+		ibv_destroy_srq(srq);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
+/* the first churn thread: raw resizes of the pool's CQs, and the rounds */
+static void *churn_run(void *arg)
+{
+	struct thread *t = arg;
+	struct slot *s;
+	int i;
+
+	while (atomic_load(&running)) {
+		for (i = 0; i < 16; i++) {
+			s = get(t, cqs, NCQ);
+			if (s->obj) {
+				churn.resizes++;
+				churn.resized += !raw_resize_cq(s->obj,
+								below(t, 300));
+			}
+			put(s);
+		}
+		churn_round(t);
+	}
+	return NULL;
+}
+
 static int fail(const char *why)
 {
 	printf("result FAIL (%s: %s)\n", why, strerror(errno));
@@ -660,17 +810,21 @@ static int fail(const char *why)
 int main(int argc, char **argv)
 {
 	const char *ibdev = "rdmasim0";
-	struct thread th[MAX_THREADS + 1] = {};
+	struct thread th[MAX_THREADS + 2] = {};
 	unsigned long calls = 2000, seed = time(NULL);
 	struct ibv_ah_attr aa = { .port_num = 1 };
 	struct ibv_port_attr port;
 	int i, opt, nthreads = 2;
-	bool hostile = false;
+	bool hostile = false, churning = false;
+	pthread_t churners[2];
 
-	while ((opt = getopt(argc, argv, "d:s:n:t:x")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:n:t:xc")) != -1) {
 		switch (opt) {
 		case 'x':
 			hostile = true;
+			break;
+		case 'c':
+			churning = true;
 			break;
 		case 'd':
 			ibdev = optarg;
@@ -687,7 +841,8 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr,
 				"usage: %s [-d ibdev] [-s seed] [-n calls] [-t threads]\n"
-				"       [-x: scribble into the mapped rings]\n",
+				"       [-x: scribble into the mapped rings]\n"
+				"       [-c: raw resizes, SRQ responders destroyed under SENDs]\n",
 				argv[0]);
 			return 2;
 		}
@@ -738,6 +893,16 @@ int main(int argc, char **argv)
 				   &th[nthreads]))
 			return fail("pthread_create");
 	}
+	if (churning) {
+		churn.mr = ibv_reg_mr(base_pd, buf, BUF_LEN,
+				      IBV_ACCESS_LOCAL_WRITE);
+		th[MAX_THREADS + 1].rnd = seed ^ 0xc2b2ae35;
+		if (!churn.mr ||
+		    pthread_create(&churners[0], NULL, churn_run,
+				   &th[MAX_THREADS + 1]) ||
+		    pthread_create(&churners[1], NULL, churn_send, NULL))
+			return fail("churn");
+	}
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(th[i].t, NULL);
 		printf("thread %d: %lu calls, %lu ok\n", i, th[i].calls,
@@ -748,6 +913,14 @@ int main(int argc, char **argv)
 		pthread_join(th[nthreads].t, NULL);
 		printf("scribbler: %lu writes, %lu into a ring\n",
 		       th[nthreads].calls, th[nthreads].ok);
+	}
+	if (churning) {
+		pthread_join(churners[0], NULL);
+		atomic_store(&churn.stop, 1);
+		pthread_join(churners[1], NULL);
+		printf("churn: %lu resizes (%lu ok), %lu rounds, %lu sends\n",
+		       churn.resizes, churn.resized, churn.rounds,
+		       atomic_load(&churn.sends));
 	}
 	/* everything still alive: the kernel frees it with the file */
 	errno = 0;

@@ -42,9 +42,10 @@ static inline struct ibv_context *rsim_open_device(const char *name)
  * RDMA READs (and atomics) in flight each way; transport retries 7, RNR
  * retries for ever (a SEND may wait for a receive). 0, or -1 with errno.
  */
-static inline int rsim_connect_self(struct ibv_qp *qp, uint16_t lid,
-				    int access, enum ibv_mtu mtu,
-				    uint8_t rd_atomic)
+/* an RC QP from RESET to RTS, connected to QP @dest at @lid */
+static inline int rsim_connect_to(struct ibv_qp *qp, uint32_t dest,
+				  uint16_t lid, int access, enum ibv_mtu mtu,
+				  uint8_t rd_atomic)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
@@ -58,7 +59,7 @@ static inline int rsim_connect_self(struct ibv_qp *qp, uint16_t lid,
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = mtu;
-	a.dest_qp_num = qp->qp_num;
+	a.dest_qp_num = dest;
 	a.max_dest_rd_atomic = rd_atomic;
 	a.min_rnr_timer = 1;
 	a.ah_attr.dlid = lid;
@@ -76,6 +77,14 @@ static inline int rsim_connect_self(struct ibv_qp *qp, uint16_t lid,
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* an RC QP from RESET to RTS, connected to itself */
+static inline int rsim_connect_self(struct ibv_qp *qp, uint16_t lid,
+				    int access, enum ibv_mtu mtu,
+				    uint8_t rd_atomic)
+{
+	return rsim_connect_to(qp, qp->qp_num, lid, access, mtu, rd_atomic);
 }
 
 #endif /* RSIM_OPEN_H */

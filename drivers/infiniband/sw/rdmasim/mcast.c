@@ -26,6 +26,27 @@
  * As an SM does, the SA makes IPoIB's broadcast group of the default
  * partition when it starts (ff12:401b:ffff::ffff:ffff, Q_Key 0x0b1b): it
  * stays without members.
+ *
+ * Limits. Any process with the port's umad device can ask the SA for
+ * joins, and nothing in a MAD says which process asked: the SA answers
+ * ports, and bounds what each port may hold, as IBA lets it (o15-0.2.x:
+ * a join it cannot honour is answered ERR_NO_RESOURCES):
+ *
+ *  - a port is a member of at most rsim_mcg_limits.port_members groups
+ *    (each join of a group it is not yet in counts, creating or not; a
+ *    group lives only while it has a member, so this bounds the groups
+ *    one port can make, and their memory: about 200 bytes each);
+ *  - MLIDs above rsim_mcg_limits.mlid_last are kept for IPoIB's groups
+ *    (the signatures 0x401b and 0x601b: broadcast, all-nodes, solicited
+ *    node): a flood of other groups from every port at once still
+ *    leaves IPoIB its joins.
+ *
+ * The memory cannot be charged to the asking process: the SA runs in the
+ * MAD layer's work, and the asker may be the kernel (IPoIB, the CM). A
+ * membership goes when its port leaves it, or leaves the subnet (the
+ * device goes): IBA has no lease that outlives a process, and a umad
+ * process's joins outlive it, as with opensm. Refusals are counted
+ * (sa/stats: mcast_refused_port, mcast_refused_mlid).
  */
 
 #include <linux/debugfs.h>
@@ -131,10 +152,34 @@ struct rsim_mcg {
 	struct rcu_head rcu;
 };
 
+/**
+ * struct rsim_mcg_limits - what the SA lets a port hold (KUnit lowers them)
+ * @port_members: groups one port may be a member of
+ * @mlid_last: the last MLID an ordinary group may have; those above it
+ *	(to RSIM_SA_MLID_LAST) are IPoIB's reserve
+ */
+struct rsim_mcg_limits {
+	u32 port_members;
+	u16 mlid_last;
+};
+
+static struct rsim_mcg_limits rsim_mcg_limits = {
+	.port_members = RSIM_SA_MCG_PORT_MEMBERS,
+	.mlid_last = RSIM_SA_MLID_LAST - RSIM_SA_MLID_RESERVE,
+};
+
+/*
+ * joins refused because the port holds its limit, and creates refused
+ * because no MLID was left (for the group's kind)
+ */
+static atomic64_t rsim_mcg_refused_port;
+static atomic64_t rsim_mcg_refused_mlid;
+
 static LIST_HEAD(rsim_mcgs);
 /*
  * protects rsim_mcgs, every group and its members (writers; the data
- * path reads them under RCU); taken in process context
+ * path reads them under RCU) and rsim_mcg_limits; taken in process
+ * context
  */
 static DEFINE_MUTEX(rsim_mcg_lock);
 /* the multicast LIDs in use (its own lock) */
@@ -159,6 +204,40 @@ static struct rsim_mcg_member *rsim_mcg_member(struct rsim_mcg *g,
 		if (m->guid == guid)
 			return m;
 	return NULL;
+}
+
+/* the groups @guid is a member of */
+static u32 rsim_mcg_port_members(__be64 guid)
+{
+	struct rsim_mcg *g;
+	u32 n = 0;
+
+	list_for_each_entry(g, &rsim_mcgs, node)
+		n += !!rsim_mcg_member(g, guid);
+	return n;
+}
+
+/* an MGID of IPoIB's (signature 0x401b or 0x601b, RFC 4391 4.1) */
+static bool rsim_mcg_ipoib(const u8 *mgid)
+{
+	return mgid[0] == 0xff && mgid[3] == 0x1b &&
+	       (mgid[2] == 0x40 || mgid[2] == 0x60);
+}
+
+/* an MLID for a new group: IPoIB's may take the reserve */
+static int rsim_mcg_mlid(const u8 *mgid)
+{
+	u16 last = rsim_mcg_limits.mlid_last;
+	int mlid;
+
+	mlid = ida_alloc_range(&rsim_mlid_ida, RSIM_SA_MLID_FIRST, last,
+			       GFP_KERNEL);
+	if (mlid == -ENOSPC && rsim_mcg_ipoib(mgid) && last < RSIM_SA_MLID_LAST)
+		mlid = ida_alloc_range(&rsim_mlid_ida, last + 1,
+				       RSIM_SA_MLID_LAST, GFP_KERNEL);
+	if (mlid == -ENOSPC)
+		atomic64_inc(&rsim_mcg_refused_mlid);
+	return mlid;
 }
 
 static void rsim_mcg_free(struct rsim_mcg *g)
@@ -265,8 +344,8 @@ static u16 rsim_mcg_create(const struct rsim_sa_query *q, struct rsim_mcg **out)
 	g = rsim_kzalloc_obj(*g, GFP_KERNEL);
 	if (!g)
 		return RSIM_SA_ERR_NO_RESOURCES;
-	mlid = ida_alloc_range(&rsim_mlid_ida, RSIM_SA_MLID_FIRST,
-			       RSIM_SA_MLID_LAST, GFP_KERNEL);
+	/* the SA's own MGIDs (below) are never IPoIB's */
+	mlid = rsim_mcg_mlid((comp & RSIM_MCM_MGID) ? in : g->rec);
 	if (mlid < 0) {
 		kfree(g);
 		return RSIM_SA_ERR_NO_RESOURCES;
@@ -346,6 +425,12 @@ static u16 rsim_mcg_join(const struct rsim_sa_query *q, __be64 requester,
 		if (q->rec[0] != 0xff)
 			return RSIM_SA_ERR_REQ_INVALID;
 		g = rsim_mcg_find(q->rec);
+	}
+	/* a new membership: within the port's limit */
+	if ((!g || !rsim_mcg_member(g, guid)) &&
+	    rsim_mcg_port_members(guid) >= rsim_mcg_limits.port_members) {
+		atomic64_inc(&rsim_mcg_refused_port);
+		return RSIM_SA_ERR_NO_RESOURCES;
 	}
 	if (!g) {
 		status = rsim_mcg_create(q, &g);
@@ -560,6 +645,43 @@ void rsim_mcast_show(struct seq_file *m)
 	}
 	mutex_unlock(&rsim_mcg_lock);
 }
+
+/**
+ * rsim_mcast_set_limits() - what the SA lets a port hold
+ * @port_members: groups one port may be a member of (0: the default)
+ * @mlid_last: the last MLID an ordinary group may have (0: the default);
+ *	the MLIDs above it are IPoIB's reserve
+ *
+ * For KUnit, which lowers them to reach them; existing groups stay.
+ *
+ * Context: process; sleeps.
+ */
+void rsim_mcast_set_limits(u32 port_members, u16 mlid_last)
+{
+	mutex_lock(&rsim_mcg_lock);
+	rsim_mcg_limits.port_members = port_members ?:
+				       RSIM_SA_MCG_PORT_MEMBERS;
+	rsim_mcg_limits.mlid_last = mlid_last ? clamp_t(u16, mlid_last,
+						       RSIM_SA_MLID_FIRST,
+						       RSIM_SA_MLID_LAST) :
+				    RSIM_SA_MLID_LAST - RSIM_SA_MLID_RESERVE;
+	mutex_unlock(&rsim_mcg_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_mcast_set_limits);
+
+/**
+ * rsim_mcast_refused() - joins the SA refused for want of resources
+ * @port: true: for a port at its limit; false: for want of an MLID
+ *
+ * Context: any.
+ * Return: how many since the module loaded.
+ */
+u64 rsim_mcast_refused(bool port)
+{
+	return atomic64_read(port ? &rsim_mcg_refused_port :
+				    &rsim_mcg_refused_mlid);
+}
+EXPORT_SYMBOL_IF_KUNIT(rsim_mcast_refused);
 
 /**
  * rsim_mcast_init() - the groups an SM makes when it starts

@@ -1168,6 +1168,15 @@ bool rsim_qp_pull_sq(struct rsim_qp *qp, struct rsim_notify *n)
 	bool fatal = false;
 	unsigned long flags;
 
+	/*
+	 * Nothing published since the last take: no lock (the owner alone
+	 * moves @ucons and @count; the doorbell is a mapped queue's only
+	 * post). A post racing this look is not lost: the owner, going idle,
+	 * sets the doorbell flag and looks at the index again.
+	 */
+	if (READ_ONCE(qp->sq.count) ||
+	    rsim_usq_prod(&qp->sq) == READ_ONCE(qp->sq.ucons))
+		return false;
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->dying || qp->sq.count ||
 	    (qp->state != IB_QPS_RTS && qp->state != IB_QPS_ERR)) {

@@ -1327,6 +1327,9 @@ bool rsim_subnet_has_guid(__be64 guid);
 #define RSIM_SA_IPOIB_QKEY		0x0b1b
 #define RSIM_SA_MLID_FIRST		0xc000
 #define RSIM_SA_MLID_LAST		0xfffe
+/* MLIDs kept for IPoIB's groups, and the groups a port may be in (mcast.c) */
+#define RSIM_SA_MLID_RESERVE		1024
+#define RSIM_SA_MCG_PORT_MEMBERS	256
 
 /**
  * struct rsim_sa_query - one request to the SA, as its MAD carried it
@@ -1414,6 +1417,8 @@ void rsim_mcast_exit(void);
 int rsim_mcast_answer(const struct rsim_sa_query *q, __be64 requester,
 		      struct rsim_sa_answer *a);
 void rsim_mcast_port_gone(__be64 guid);
+void rsim_mcast_set_limits(u32 port_members, u16 mlid_last);
+u64 rsim_mcast_refused(bool port);
 void rsim_mcast_show(struct seq_file *m);
 bool rsim_mcast_port_receives(u16 mlid, __be64 guid);
 

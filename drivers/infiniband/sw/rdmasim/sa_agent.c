@@ -21,6 +21,13 @@
  * subnet's records. A port where the class is taken already has no agent
  * either.
  *
+ * A requester gets at most RSIM_SA_RMPP_PER_LID GetTable answers in
+ * flight at once (sent and not yet ACKed to the end), and the SA at most
+ * RSIM_SA_RMPP_MAX: past either, a GetTable is answered ERR_NO_RESOURCES
+ * in one MAD, before its records are gathered. Each such answer holds up
+ * to about 229 KiB for up to (retries + 1) * timeout, 4 s. The LID is
+ * what a MAD says of its requester (every process on a port shares it).
+ *
  * Faults (debugfs rdmasim/sa/): three injection points, each with
  * fail_nth and, with CONFIG_FAULT_INJECTION, the probabilistic layer:
  * "drop" answers nothing, "status" answers with the MAD status in
@@ -48,6 +55,16 @@ MODULE_PARM_DESC(sa, "answer as the subnet administrator (default 1; 0 leaves th
 #define RSIM_SA_RMPP_RETRIES	3
 /* answers the delay fault holds back at once, per port */
 #define RSIM_SA_HELD_MAX	256
+/*
+ * GetTable answers (RMPP: each holds its records, up to about 229 KiB,
+ * until the requester ACKs the last segment or the retries run out, about
+ * 4 s) in flight at once: per requesting LID, and in all. A requester over
+ * its share gets ERR_NO_RESOURCES (IBA 15.2.1.1) and may ask again.
+ */
+#define RSIM_SA_RMPP_PER_LID	8
+#define RSIM_SA_RMPP_MAX	64
+/* buf->context[0] of an answer counted in flight: its LID, tagged */
+#define RSIM_SA_RMPP_TAG	BIT(16)
 
 enum rsim_sa_fault_site {
 	RSIM_SA_FAULT_DROP,
@@ -81,6 +98,8 @@ static u16 rsim_sa_fault_attr_id;
  * @failed: requests the status fault answered
  * @delayed: answers the delay fault held back
  * @lost: answers that could not be made or posted
+ * @rmpp_refused: GetTables answered ERR_NO_RESOURCES: their requester, or
+ *	the SA, had RSIM_SA_RMPP_PER_LID (RSIM_SA_RMPP_MAX) answers in flight
  */
 struct rsim_sa_stats {
 	atomic64_t requests;
@@ -93,9 +112,57 @@ struct rsim_sa_stats {
 	atomic64_t failed;
 	atomic64_t delayed;
 	atomic64_t lost;
+	atomic64_t rmpp_refused;
 };
 
 static struct rsim_sa_stats rsim_sa_stats;
+
+/*
+ * RMPP answers in flight: by requesting LID (value entries, a count) in
+ * rsim_sa_rmpp_lids, whose xa_lock also protects rsim_sa_rmpp_total and
+ * rsim_sa_rmpp_peak (process context only: the MAD layer's work)
+ */
+static DEFINE_XARRAY(rsim_sa_rmpp_lids);
+static unsigned int rsim_sa_rmpp_total;
+static unsigned int rsim_sa_rmpp_peak;
+
+/* one more RMPP answer in flight for @lid, if within the limits */
+static bool rsim_sa_rmpp_take(u16 lid)
+{
+	unsigned long n;
+	bool ok = false;
+	void *old;
+
+	xa_lock(&rsim_sa_rmpp_lids);
+	old = xa_load(&rsim_sa_rmpp_lids, lid);
+	n = old ? xa_to_value(old) : 0;
+	if (rsim_sa_rmpp_total < RSIM_SA_RMPP_MAX &&
+	    n < RSIM_SA_RMPP_PER_LID &&
+	    !xa_is_err(__xa_store(&rsim_sa_rmpp_lids, lid, xa_mk_value(n + 1),
+				  GFP_NOWAIT))) {
+		rsim_sa_rmpp_total++;
+		rsim_sa_rmpp_peak = max(rsim_sa_rmpp_peak, rsim_sa_rmpp_total);
+		ok = true;
+	}
+	xa_unlock(&rsim_sa_rmpp_lids);
+	return ok;
+}
+
+/* an RMPP answer for @lid is no longer in flight */
+static void rsim_sa_rmpp_put(u16 lid)
+{
+	unsigned long n;
+
+	xa_lock(&rsim_sa_rmpp_lids);
+	n = xa_to_value(xa_load(&rsim_sa_rmpp_lids, lid));
+	if (n > 1)	/* an entry there already: nothing to allocate */
+		__xa_store(&rsim_sa_rmpp_lids, lid, xa_mk_value(n - 1),
+			   GFP_NOWAIT);
+	else
+		__xa_erase(&rsim_sa_rmpp_lids, lid);
+	rsim_sa_rmpp_total--;
+	xa_unlock(&rsim_sa_rmpp_lids);
+}
 
 /* an answer the delay fault holds back */
 struct rsim_sa_held {
@@ -106,6 +173,10 @@ struct rsim_sa_held {
 
 static void rsim_sa_free_buf(struct ib_mad_send_buf *buf)
 {
+	uintptr_t tag = (uintptr_t)buf->context[0];
+
+	if (tag & RSIM_SA_RMPP_TAG)
+		rsim_sa_rmpp_put(tag & 0xffff);
 	rdma_destroy_ah(buf->ah, RDMA_DESTROY_AH_SLEEPABLE);
 	ib_free_send_mad(buf);
 }
@@ -253,6 +324,7 @@ static void rsim_sa_recv(struct ib_mad_agent *agent,
 	struct rsim_sa_query q;
 	struct ib_mad_send_buf *buf;
 	u16 attr_id;
+	bool rmpp;
 
 	atomic64_inc(&rsim_sa_stats.requests);
 	if (!READ_ONCE(rsim->port.sm_master)) {
@@ -274,11 +346,24 @@ static void rsim_sa_recv(struct ib_mad_agent *agent,
 		.rec = req->data,
 		.slid = ib_lid_cpu16(wc->wc->slid),
 	};
+	/* a GetTable's answer is counted in flight before it is made */
+	rmpp = q.method == IB_SA_METHOD_GET_TABLE;
 	if (rsim_sa_fault(RSIM_SA_FAULT_STATUS, attr_id)) {
 		atomic64_inc(&rsim_sa_stats.failed);
 		a.status = READ_ONCE(rsim_sa_error_status);
+		rmpp = false;
+	} else if (rmpp && !rsim_sa_rmpp_take(q.slid)) {
+		/* the requester has its share in flight: one MAD, no records */
+		atomic64_inc(&rsim_sa_stats.rmpp_refused);
+		a.status = RSIM_SA_ERR_NO_RESOURCES;
+		rmpp = false;
 	} else if (rsim_sa_answer(&q, &a)) {
 		a.status = RSIM_SA_ERR_NO_RESOURCES;
+	}
+	if (rmpp && a.status) {
+		/* an error is one MAD: not in flight */
+		rsim_sa_rmpp_put(q.slid);
+		rmpp = false;
 	}
 	if (a.status)
 		atomic64_inc(&rsim_sa_stats.errors);
@@ -286,9 +371,13 @@ static void rsim_sa_recv(struct ib_mad_agent *agent,
 	buf = rsim_sa_reply(agent, wc, &a);
 	rsim_sa_answer_free(&a);
 	if (!buf) {
+		if (rmpp)
+			rsim_sa_rmpp_put(q.slid);
 		atomic64_inc(&rsim_sa_stats.lost);
 		goto out;
 	}
+	buf->context[0] = rmpp ? (void *)(uintptr_t)(RSIM_SA_RMPP_TAG | q.slid) :
+			  NULL;
 	if (rsim_sa_fault(RSIM_SA_FAULT_DELAY, attr_id)) {
 		atomic64_inc(&rsim_sa_stats.delayed);
 		if (rsim_sa_hold(&rsim->sa, buf, READ_ONCE(rsim_sa_delay_ms)))
@@ -422,6 +511,7 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_sa_served);
 static int rsim_sa_stats_show(struct seq_file *m, void *v)
 {
 	struct rsim_sa_stats *s = &rsim_sa_stats;
+	unsigned int total, peak;
 
 	seq_printf(m, "requests %lld\nstandby %lld\nanswered %lld\nerrors %lld\n",
 		   atomic64_read(&s->requests), atomic64_read(&s->standby),
@@ -431,6 +521,16 @@ static int rsim_sa_stats_show(struct seq_file *m, void *v)
 		   atomic64_read(&s->dropped), atomic64_read(&s->failed));
 	seq_printf(m, "delayed %lld\nlost %lld\n", atomic64_read(&s->delayed),
 		   atomic64_read(&s->lost));
+	xa_lock(&rsim_sa_rmpp_lids);
+	total = rsim_sa_rmpp_total;
+	peak = rsim_sa_rmpp_peak;
+	xa_unlock(&rsim_sa_rmpp_lids);
+	seq_printf(m, "rmpp_in_flight %u\nrmpp_peak %u\nrmpp_refused %lld\n",
+		   total, peak, atomic64_read(&s->rmpp_refused));
+	seq_printf(m, "rmpp_per_lid_max %u\nrmpp_max %u\n",
+		   RSIM_SA_RMPP_PER_LID, RSIM_SA_RMPP_MAX);
+	seq_printf(m, "mcast_refused_port %llu\nmcast_refused_mlid %llu\n",
+		   rsim_mcast_refused(true), rsim_mcast_refused(false));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rsim_sa_stats);
