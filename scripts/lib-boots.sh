@@ -233,7 +233,7 @@ rsim_smp_judge() {
 #   rsim_rdmacore_judge log rxe-log
 # RSIM_RDMA_CORE_TESTS (fnmatch patterns on test ids) runs some only.
 rsim_rdmacore_boot() {
-	rsim_boot rdmacore "$1" RSIM_UML_TIMEOUT="${RSIM_UML_TIMEOUT:-5400}" \
+	rsim_boot rdmacore,netns "$1" RSIM_UML_TIMEOUT="${RSIM_UML_TIMEOUT:-5400}" \
 		RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_RDMA_CORE_DEVS=rdmasim0${RSIM_RDMA_CORE_TESTS:+ RSIM_RDMA_CORE_TESTS=$RSIM_RDMA_CORE_TESTS}"
 }
 

@@ -19,6 +19,8 @@
 #                (scripts/guest/smp-dmah.sh)
 #   rdmacore     rdma-core's own tests on rdmasim0 and rxe0
 #                (scripts/guest/rdma-core-tests.sh)
+#   netns        RoCE mode's routing across network namespaces
+#                (scripts/guest/selftest-netns.sh; rdma-core's programs)
 #   demo, bench, script	make demo, make bench, RSIM_SCRIPT (development)
 #   check        kunit,conformance,selftest: everything in one boot
 # rdmasim is loaded first, unless RSIM_RDMASIM=0 (rdma-core's tests on
@@ -336,6 +338,17 @@ fi
 if wants rdmacore; then
 	# shellcheck source=rdma-core-tests.sh
 	. "$RSIM_TOP/scripts/guest/rdma-core-tests.sh"
+fi
+# RoCE mode's routing across network namespaces (rdma-core's programs);
+# in rdma-core's boot, which has the time the selftest's has not
+if wants netns; then
+	part netns
+	IB=/sys/class/infiniband
+	DBG=/sys/kernel/debug/rdmasim
+	# shellcheck source=cm-pair.sh
+	. "$RSIM_TOP/scripts/guest/cm-pair.sh"
+	# shellcheck source=selftest-netns.sh
+	. "$RSIM_TOP/scripts/guest/selftest-netns.sh"
 fi
 # the selftest ends with rdmasim unloaded; every other run unloads it here
 if [ -d /sys/module/rdmasim ]; then

@@ -3,8 +3,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rdmasim: RoCE mode's routing across network namespaces (roce.c,
-# rsim_roce_route()), sourced by guest/selftest.sh after the RoCE stanza,
-# with rdma-core's build (rdma_core_env()). UD datagrams by GID alone
+# rsim_roce_route()), sourced by guest/init-uml.sh's netns part (in
+# rdma-core's boot, after its tests), with rdma-core's build
+# (rdma_core_env()). UD datagrams by GID alone
 # (tools/provider/rsim_route: the two processes share no IP path) and
 # rdma_cm through the kernel's CM (its REQs go through QP1, routed the
 # same way):
@@ -25,7 +26,7 @@
 #   - churn: "rdma link add" racing "ip link del" of its netdev, in a loop;
 #     every netdev goes (none waits on a device), no device is left.
 # Uses check(), capture(), has_line(), say(), wait_for(), kv() and
-# uptime_s() from guest/lib.sh, $IB and $DBG from guest/selftest.sh,
+# uptime_s() from guest/lib.sh, $IB and $DBG from guest/init-uml.sh,
 # rdma_core_env(), cm_pair() and ended() from guest/cm-pair.sh.
 
 RT_PORT=18700
@@ -303,5 +304,5 @@ if rdma_core_env && [ -x "$RSIM_MODDIR/tools/provider/rsim_route" ]; then
 	check "netns_exclusive_off" ex_teardown
 
 	# "rdma link add" racing the netdev's removal
-	check "netns_churn_link_add_vs_ip_link_del" rt_churn 20
+	check "netns_churn_link_add_vs_ip_link_del" rt_churn 12
 fi

@@ -242,10 +242,8 @@ check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 # shellcheck source=selftest-roce.sh
 . "$RSIM_TOP/scripts/guest/selftest-roce.sh"
 
-# RoCE mode across network namespaces: no link, a veth, one address in
-# two namespaces, a stolen one, exclusive mode, link add racing link del
-# shellcheck source=selftest-netns.sh
-. "$RSIM_TOP/scripts/guest/selftest-netns.sh"
+# RoCE mode across network namespaces (guest/selftest-netns.sh) runs in
+# rdma-core's boot, its "netns" part (guest/init-uml.sh)
 
 # Unloading rdmasim while a kernel client holds a PD, CQ, QP and MR on
 # rdmasim0: the client's remove() releases them, the unload completes.

@@ -796,14 +796,11 @@ static void sa_reap(struct sa_fuzz *f, void **umad, int *room)
 	sa_ended(f, *umad, len);
 }
 
-/*
- * One request through the RMPP agent, waited for: the answer's status, and
- * the length of its records in *@len
- */
-static unsigned int sa_ask(struct sa_fuzz *f, void *out, int method,
-			   int attr, unsigned long long comp,
-			   const unsigned char *rec, int reclen,
-			   unsigned int *rlen)
+/* sa_ask()'s one try */
+static unsigned int sa_ask_once(struct sa_fuzz *f, void *out, int method,
+				int attr, unsigned long long comp,
+				const unsigned char *rec, int reclen,
+				unsigned int *rlen)
 {
 	unsigned char *mad = umad_get_mad(out);
 	unsigned int tid = ++f->p->tid;
@@ -829,6 +826,30 @@ static unsigned int sa_ask(struct sa_fuzz *f, void *out, int method,
 		     strerror(umad_status(out)));
 	*rlen = len - SA_DATA;
 	return get16(mad + 4);
+}
+
+/*
+ * One request through the RMPP agent, waited for: the answer's status, and
+ * the length of its records in *@len. A GetTable refused for resources
+ * (0x0100: the port's share of RMPP answers is in flight, such as the
+ * run's raw GetTables, which nobody ACKs and which the SA drops after
+ * its retries, about 4 s) is asked again every 250 ms, for at most 12 s,
+ * as an SA client does with ERR_NO_RESOURCES.
+ */
+static unsigned int sa_ask(struct sa_fuzz *f, void *out, int method,
+			   int attr, unsigned long long comp,
+			   const unsigned char *rec, int reclen,
+			   unsigned int *rlen)
+{
+	unsigned int res, tries = 0;
+
+	for (;;) {
+		res = sa_ask_once(f, out, method, attr, comp, rec, reclen,
+				  rlen);
+		if (res != 0x0100 || method != SA_GET_TABLE || ++tries > 48)
+			return res;
+		usleep(250000);
+	}
 }
 
 /*
