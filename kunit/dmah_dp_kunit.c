@@ -171,9 +171,50 @@ static void rsim_dmah_dp_test_worker_beside_poster(struct kunit *test)
 		KUNIT_EXPECT_NE(test, ran, poster);
 }
 
+/*
+ * Where a mapped send queue's doorbell runs the queue (qp.c,
+ * rsim_usq_streaming()): at once while its poster has no completion to
+ * poll; on the worker once it has some (it streams, as perftest's
+ * bandwidth tests do) and a second CPU is online; with one CPU always at
+ * once. Here in the suite the two-CPU boot runs.
+ */
+static void rsim_dmah_dp_test_streaming_doorbell(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	u32 lkey = f->pd->local_dma_lkey, i;
+	bool two = num_online_cpus() > 1;
+	struct rsim_dp_stats s0;
+	struct ib_wc wc[4];
+
+	dp_ring_attach(test, f->b);
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test, dp_post_recv(f->a, i, f->dst.dma + 64 * i,
+						   64, lkey), 0);
+		dp_ring_slot_fill(f->b, i, IB_WR_SEND, 10 + i,
+				  f->src.dma + 64 * i, 64, lkey);
+	}
+	s0 = f->rsim->dp;
+	/* nothing to poll: at once */
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 1), 0);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.inline_runs, s0.inline_runs + 1);
+	/* its two completions (the SEND's, the receive's) not polled */
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 2), 0);
+	KUNIT_ASSERT_EQ(test, dp_wait(f->cq, wc, 4), 4);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+	flush_workqueue(f->rsim->dp_wq);
+	kunit_info(test, "%u CPUs online: %llu inline, %llu deferred",
+		   num_online_cpus(), f->rsim->dp.inline_runs - s0.inline_runs,
+		   f->rsim->dp.deferred - s0.deferred);
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.inline_runs,
+			s0.inline_runs + (two ? 1 : 2));
+	KUNIT_EXPECT_EQ(test, f->rsim->dp.deferred, s0.deferred + two);
+}
+
 static struct kunit_case rsim_dmah_dp_test_cases[] = {
 	KUNIT_CASE(rsim_dmah_dp_test_hints),
 	KUNIT_CASE(rsim_dmah_dp_test_worker_beside_poster),
+	KUNIT_CASE(rsim_dmah_dp_test_streaming_doorbell),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

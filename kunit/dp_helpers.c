@@ -472,6 +472,36 @@ struct rsim_uswqe *dp_ring_slot(struct ib_qp *ibqp, u32 i)
 }
 
 /**
+ * dp_ring_slot_fill() - write slot @i of a send ring: a signaled WR with
+ * one SGE
+ * @ibqp: the QP (dp_ring_attach())
+ * @i: the slot's index
+ * @opcode: the WR's opcode (the RDMA fields left zero)
+ * @wr_id: its wr_id
+ * @addr: the SGE's DMA address
+ * @len: its length
+ * @lkey: its lkey
+ *
+ * Return: the slot, for the caller's other fields.
+ */
+struct rsim_uswqe *dp_ring_slot_fill(struct ib_qp *ibqp, u32 i,
+				     enum ib_wr_opcode opcode, u64 wr_id,
+				     u64 addr, u32 len, u32 lkey)
+{
+	struct rsim_uswqe *s = dp_ring_slot(ibqp, i);
+
+	memset(s, 0, sizeof(*s) + sizeof(s->sge[0]));
+	s->wr_id = wr_id;
+	s->opcode = opcode;
+	s->send_flags = IB_SEND_SIGNALED;
+	s->num_sge = 1;
+	s->sge[0].addr = addr;
+	s->sge[0].length = len;
+	s->sge[0].lkey = lkey;
+	return s;
+}
+
+/**
  * dp_ring_publish() - publish a send ring's slots, as the provider does
  * @ibqp: the QP (dp_ring_attach())
  * @prod: the producer index: the slots before it are written

@@ -81,6 +81,9 @@ int dp_reg(struct kunit *test, struct dp_fixture *f, struct ib_qp *qp,
 	   int access, bool signaled);
 void dp_ring_attach(struct kunit *test, struct ib_qp *ibqp);
 struct rsim_uswqe *dp_ring_slot(struct ib_qp *ibqp, u32 i);
+struct rsim_uswqe *dp_ring_slot_fill(struct ib_qp *ibqp, u32 i,
+				     enum ib_wr_opcode opcode, u64 wr_id,
+				     u64 addr, u32 len, u32 lkey);
 bool dp_ring_publish(struct ib_qp *ibqp, u32 prod);
 int dp_ring(struct ib_qp *ibqp, u32 prod);
 

@@ -59,16 +59,10 @@ static struct ib_mr *usq_mr(struct kunit *test, struct dp_fixture *f)
 static void usq_slot_write(struct ib_qp *ibqp, u32 i, u64 src,
 			   struct ib_mr *mr)
 {
-	struct rsim_uswqe *s = dp_ring_slot(ibqp, i);
+	struct rsim_uswqe *s = dp_ring_slot_fill(ibqp, i, IB_WR_RDMA_WRITE,
+						 200 + i, src + 8 * i, 8,
+						 ibqp->pd->local_dma_lkey);
 
-	memset(s, 0, sizeof(*s) + sizeof(s->sge[0]));
-	s->wr_id = 200 + i;
-	s->opcode = IB_WR_RDMA_WRITE;
-	s->send_flags = IB_SEND_SIGNALED;
-	s->num_sge = 1;
-	s->sge[0].addr = src + 8 * i;
-	s->sge[0].length = 8;
-	s->sge[0].lkey = ibqp->pd->local_dma_lkey;
 	s->wr.rdma.remote_addr = mr->iova + 8 * i;
 	s->wr.rdma.rkey = mr->rkey;
 }
@@ -291,12 +285,62 @@ static void rsim_usq_test_index_out_of_range(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dp_poll(f, &wc, 1), 0);
 }
 
+/* completions pushed for the ring's QP, and those pushed before its slot */
+static u32 usq_push_seen;
+static u32 usq_push_early;
+
+/* as each completion is pushed: its WR's slot is already given back */
+static void usq_hook_push(struct rsim_cq *cq, const struct ib_wc *wc)
+{
+	struct rsim_uring_hdr *h;
+
+	if (wc->qp != usq_qp)
+		return;
+	h = to_rsim_qp(usq_qp)->sq.umap->vaddr;
+	usq_push_seen++;
+	if (READ_ONCE(h->cons) < wc->wr_id - 200 + 1)
+		usq_push_early++;
+}
+
+static void usq_push_hook_detach(void *p)
+{
+	((struct rsim_dev *)p)->cq_push_hook = NULL;
+}
+
+/*
+ * A WR's slot is given back (the ring's cons) before its completion can
+ * be seen: a process that polled the completion may post into the slot
+ * at once, from another CPU than the one running the queue.
+ */
+static void rsim_usq_test_slot_before_completion(struct kunit *test)
+{
+	struct dp_fixture *f = dp_fixture(test);
+	struct ib_mr *mr = usq_mr(test, f);
+	u32 i;
+
+	usq_hook_case(test, f, mr, 3);
+	for (i = 1; i < 3; i++)
+		usq_slot_write(f->b, i, f->src.dma, mr);
+	usq_push_seen = 0;
+	usq_push_early = 0;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							usq_push_hook_detach,
+							f->rsim), 0);
+	f->rsim->cq_push_hook = usq_hook_push;
+	KUNIT_ASSERT_EQ(test, dp_ring(f->b, 3), 0);
+	usq_expect(test, f, 3, IB_WC_SUCCESS);
+	f->rsim->cq_push_hook = NULL;
+	KUNIT_EXPECT_EQ(test, usq_push_seen, 3);
+	KUNIT_EXPECT_EQ(test, usq_push_early, 0);
+}
+
 static struct kunit_case rsim_usq_test_cases[] = {
 	KUNIT_CASE(rsim_usq_test_idle_asks_for_doorbell),
 	KUNIT_CASE(rsim_usq_test_busy_queue_takes_posts),
 	KUNIT_CASE(rsim_usq_test_post_as_owner_leaves),
 	KUNIT_CASE(rsim_usq_test_error_state_flushes),
 	KUNIT_CASE(rsim_usq_test_index_out_of_range),
+	KUNIT_CASE(rsim_usq_test_slot_before_completion),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

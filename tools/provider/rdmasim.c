@@ -458,7 +458,9 @@ static int rsim_cq_ring_poll(struct rsim_cq *cq, int ne, struct ibv_wc *wc)
 		w->sl = e->sl;
 		w->dlid_path_bits = e->dlid_path_bits;
 	}
-	__atomic_store_n(&cq->ring->cons, cons, __ATOMIC_RELEASE);
+	/* an empty poll writes nothing: the kernel reads cons at each push */
+	if (n)
+		__atomic_store_n(&cq->ring->cons, cons, __ATOMIC_RELEASE);
 	return n;
 }
 

@@ -60,6 +60,28 @@ static u32 rsim_cq_live(const struct rsim_cq *cq)
 	       rsim_cq_used(cq) - cq->clean_h;
 }
 
+/**
+ * rsim_cq_backlog() - completions a poll of @cq would find
+ * @cq: a CQ
+ *
+ * A hint for the engine (a mapped ring's count reads the process's own
+ * index, which may say anything): whether the consumer has completions
+ * it has not polled yet.
+ *
+ * Context: any; takes @cq's lock (a QP's may be held: QP, then CQ).
+ * Return: the number of completions, as far as the consumer's index says.
+ */
+u32 rsim_cq_backlog(struct rsim_cq *cq)
+{
+	unsigned long flags;
+	u32 k;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	k = rsim_cq_live(cq);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return k;
+}
+
 /*
  * A ring of @nslots for a mapped CQ, its response for the provider in
  * @resp. Context: process; sleeps.
@@ -237,6 +259,10 @@ int rsim_cq_push(struct rsim_notify *n, struct rsim_cq *cq,
 	u8 what = 0;
 	int ret = 0;
 
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (to_rsim_dev(cq->ibcq.device)->cq_push_hook)
+		to_rsim_dev(cq->ibcq.device)->cq_push_hook(cq, wc);
+#endif
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->overflow ||
 	    (cq->ring ? rsim_cq_ring_used(cq) : rsim_cq_used(cq)) >= cq->size) {

@@ -1969,10 +1969,11 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 
 	spin_lock_irqsave(&qp->lock, flags);
 	/* a WR cut short by a transition to RESET completes with nothing */
-	if (qp->state == IB_QPS_RESET)
-		goto out_pop;
-	if (status != IB_WC_SUCCESS || qp->sq_sig_all ||
-	    (wqe->send_flags & IB_SEND_SIGNALED)) {
+	if (qp->state == IB_QPS_RESET) {
+		rsim_wq_pop(&qp->sq);
+	} else {
+		bool signal = status != IB_WC_SUCCESS || qp->sq_sig_all ||
+			      (wqe->send_flags & IB_SEND_SIGNALED);
 		struct ib_wc wc = {
 			.wr_id = wqe->wr_id,
 			.status = status,
@@ -1981,13 +1982,20 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 			.qp = &qp->ibqp,
 		};
 
-		rsim_qp_push(&x->n, qp, qp->ibqp.send_cq, &wc, false);
+		/*
+		 * The WR's slot first (a mapped queue's consumer index), then
+		 * its completion: a process that polled the completion may
+		 * post into the slot at once, from another CPU than the one
+		 * executing here (perftest keeps tx_depth WRs in flight by
+		 * its completions).
+		 */
+		rsim_wq_pop(&qp->sq);
+		if (signal)
+			rsim_qp_push(&x->n, qp, qp->ibqp.send_cq, &wc, false);
+		/* the rest of the send queue: rsim_dp_next_locked() flushes it */
+		if (status != IB_WC_SUCCESS)
+			rsim_qp_error_locked(qp, &x->n);
 	}
-	/* the rest of the send queue is flushed by rsim_dp_next_locked() */
-	if (status != IB_WC_SUCCESS)
-		rsim_qp_error_locked(qp, &x->n);
-out_pop:
-	rsim_wq_pop(&qp->sq);
 	qp->rnr_tries = 0;
 	qp->ack_tries = 0;
 	/* a wake-up meant for this WR's wait; the next WR's take is later */

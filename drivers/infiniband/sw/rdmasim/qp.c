@@ -1213,6 +1213,24 @@ bool rsim_qp_pull_sq(struct rsim_qp *qp, struct rsim_notify *n)
 }
 
 /*
+ * Where a doorbell that claims an idle queue runs it. At once, in the
+ * caller's system call, if the process may be waiting for this WR's
+ * completion: a latency test's poster polls its send CQ empty before it
+ * posts again. A poster with completions it has not polled is streaming
+ * (perftest's bandwidth tests poll only once tx_depth WRs are out): the
+ * worker, on another CPU, runs the queue while the process goes on
+ * posting, and those posts need no doorbell. One CPU online: always at
+ * once, as there is no other CPU to run the worker. Asked only of an idle
+ * queue (the CQ's lock nests in the QP's).
+ */
+static bool rsim_usq_streaming(struct rsim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	return qp->owner == RSIM_SQ_IDLE && num_online_cpus() > 1 &&
+	       rsim_cq_backlog(to_rsim_cq(qp->ibqp.send_cq));
+}
+
+/*
  * A mapped send queue's doorbell (usq.c): the post_send command with no
  * WR. It claims the queue if nobody runs it: in RTS to execute what is
  * published, in the error state to flush it (rsim_dp_claim_locked()).
@@ -1237,7 +1255,7 @@ static int rsim_post_send_ring(struct rsim_qp *qp)
 	    qp->state == IB_QPS_RTR)
 		err = -EINVAL;
 	else
-		run = rsim_dp_claim_locked(qp, inl);
+		run = rsim_dp_claim_locked(qp, inl && !rsim_usq_streaming(qp));
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (run)
 		rsim_dp_run(qp);

@@ -503,6 +503,8 @@ struct rsim_roce_seg {
  *	device's CQs once it may resize it, before it looks at the CQ
  * @cq_batch_hook: KUnit only: called by a resize or clean of one of the
  *	device's CQs between two batches, with no lock held
+ * @cq_push_hook: KUnit only: called as a completion is added to one of
+ *	the device's CQs, before the CQ's lock (its QP's may be held)
  * @qp_gone_hook: KUnit only: called by destroy_qp once the QP's number is
  *	free for another QP
  */
@@ -566,6 +568,7 @@ struct rsim_dev {
 	void (*dp_peer_hook)(struct rsim_qp *qp, struct rsim_qp *peer);
 	void (*cq_resize_hook)(struct rsim_cq *cq);
 	void (*cq_batch_hook)(struct rsim_cq *cq);
+	void (*cq_push_hook)(struct rsim_cq *cq, const struct ib_wc *wc);
 	void (*qp_gone_hook)(struct rsim_qp *qp);
 #endif
 };
@@ -1552,6 +1555,7 @@ int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe,
 void rsim_srq_unwait(struct rsim_qp *qp);
 struct page *rsim_dm_page(struct ib_dm *ibdm, u64 offset);
 void rsim_cq_clean(struct rsim_cq *cq, struct ib_qp *qp);
+u32 rsim_cq_backlog(struct rsim_cq *cq);
 void rsim_dm_set_ops(struct ib_device *ibdev);
 
 /* umap.c */

@@ -149,7 +149,7 @@ u32 rsim_usq_published(struct rsim_wq *sq, bool *room)
 void rsim_usq_popped(struct rsim_wq *sq)
 {
 	sq->ucons++;
-	/* the WR's completion is pushed before its slot is given back */
+	/* the slot is given back before the WR's completion is pushed */
 	smp_store_release(&rsim_usq_hdr(sq)->cons, sq->ucons);
 }
 
