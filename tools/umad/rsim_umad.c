@@ -889,29 +889,39 @@ static int sa_member_of(const unsigned char *recs, unsigned int n,
 	return 0;
 }
 
+/*
+ * @f's port facts (the SM's LID, the port's GID) and its two SA agents:
+ * with RMPP (the kernel segments) and without (headers as written)
+ */
+static void sa_open(struct sa_fuzz *f)
+{
+	umad_port_t port;
+	int ret;
+
+	ret = umad_get_port(f->p->ca, f->p->portnum, &port);
+	if (ret < 0)
+		fail("umad_get_port: %s", strerror(-ret));
+	f->sm_lid = port.sm_lid;
+	f->gid[0] = 0xfe;
+	f->gid[1] = 0x80;
+	memcpy(f->gid + 8, &port.port_guid, 8);	/* network order */
+	umad_release_port(&port);
+	f->agent = umad_register(f->p->fd, CLASS_SA, SA_VERSION, 1, NULL);
+	f->raw = umad_register(f->p->fd, CLASS_SA, SA_VERSION, 0, NULL);
+	if (f->agent < 0 || f->raw < 0)
+		fail("umad_register(SA): %s", strerror(errno));
+}
+
 static void cmd_safuzz(struct port *p, unsigned int seed, unsigned int count)
 {
 	struct sa_fuzz f = { .p = p, .seed0 = seed, .seed = seed };
 	unsigned char leave[52] = { 0 }, *before, *now;
 	unsigned int i, n, nbefore, res, len;
 	int room = SA_BUF, raw;
-	umad_port_t port;
 	void *umad, *out;
 	unsigned char *mad;
-	int ret;
 
-	ret = umad_get_port(p->ca, p->portnum, &port);
-	if (ret < 0)
-		fail("umad_get_port: %s", strerror(-ret));
-	f.sm_lid = port.sm_lid;
-	f.gid[0] = 0xfe;
-	f.gid[1] = 0x80;
-	memcpy(f.gid + 8, &port.port_guid, 8);	/* network order */
-	umad_release_port(&port);
-	f.agent = umad_register(p->fd, CLASS_SA, SA_VERSION, 1, NULL);
-	f.raw = umad_register(p->fd, CLASS_SA, SA_VERSION, 0, NULL);
-	if (f.agent < 0 || f.raw < 0)
-		fail("umad_register(SA): %s", strerror(errno));
+	sa_open(&f);
 	f.method = calloc(count, 1);
 	f.pristine = calloc(count, 1);
 	f.ended = calloc(count, 1);
@@ -1038,22 +1048,10 @@ static void cmd_saflood(struct port *p, unsigned int joins,
 	unsigned int i, done, status, joined = 0, jrefused = 0;
 	unsigned int data = 0, trefused = 0, extra = 0;
 	unsigned char *mad, *ended;
-	umad_port_t port;
 	void *umad, *out;
-	int ret, rmpp, k;
+	int rmpp, k;
 
-	ret = umad_get_port(p->ca, p->portnum, &port);
-	if (ret < 0)
-		fail("umad_get_port: %s", strerror(-ret));
-	f.sm_lid = port.sm_lid;
-	f.gid[0] = 0xfe;
-	f.gid[1] = 0x80;
-	memcpy(f.gid + 8, &port.port_guid, 8);	/* network order */
-	umad_release_port(&port);
-	f.agent = umad_register(p->fd, CLASS_SA, SA_VERSION, 1, NULL);
-	f.raw = umad_register(p->fd, CLASS_SA, SA_VERSION, 0, NULL);
-	if (f.agent < 0 || f.raw < 0)
-		fail("umad_register(SA): %s", strerror(errno));
+	sa_open(&f);
 	umad = umad_alloc(1, umad_size() + MAD_SIZE);
 	out = umad_alloc(1, umad_size() + MAD_SIZE);
 	ended = calloc(joins + tables + 1, 1);
