@@ -124,6 +124,9 @@ SCRIPT ?=
 script:
 	scripts/check-part.sh script '$(SCRIPT)'
 
+peers:
+	scripts/peers.sh
+
 rdma-core:
 	scripts/build-rdma-core.sh
 
@@ -136,6 +139,6 @@ rdma-core-tests:
 stock:
 	scripts/check-part.sh stock
 
-.PHONY: all modules umad rds dmah provider clean check demo bench conformance kunit selftest script smp \
+.PHONY: all modules umad rds dmah provider clean check demo bench conformance kunit selftest script smp peers \
 	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version stock \
 	check-6.12

@@ -29,7 +29,7 @@ mode=$1 log=$2
 export TMPDIR=${TMPDIR:-/tmp}
 # shellcheck disable=SC2086 # RSIM_UML_ARGS: words on purpose
 timeout --foreground -k 10 "${RSIM_UML_TIMEOUT:-1500}" \
-	"$RSIM_KBUILD/linux" mem=2G ncpus="${RSIM_UML_NCPUS:-1}" seccomp=on \
+	"$RSIM_KBUILD/linux" mem="${RSIM_UML_MEM:-2G}" ncpus="${RSIM_UML_NCPUS:-1}" seccomp=on \
 	rootfstype=hostfs rootflags=/ ro \
 	init="$RSIM_TOP/scripts/guest/init-uml.sh" \
 	RSIM_TOP="$RSIM_TOP" RSIM_MODDIR="$RSIM_MODDIR" \

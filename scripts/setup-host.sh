@@ -19,6 +19,11 @@ PKGS="$PKGS iputils-ping"
 PKGS="$PKGS cmake ninja-build pkg-config dpkg-dev libnl-3-dev
       libnl-route-3-dev libudev-dev libdrm-dev python3-dev cython3 libpci-dev"
 
+# the outside suites (scripts/peers.sh, make peers, and make check's
+# subset): what blktests' nvme and srp groups run (fio, nvme-cli,
+# multipath-tools, sg3-utils, mkfs.xfs, killall; gawk for blktests itself)
+PKGS="$PKGS fio nvme-cli multipath-tools sg3-utils xfsprogs e2fsprogs psmisc gawk"
+
 # the stock-kernel boots and the DKMS test (scripts/lib-stock.sh, dkms.sh),
 # installed without recommends: no graphical front end for QEMU
 # (debootstrap: the Debian 13 root where rdmasim builds for stock 6.12

@@ -21,6 +21,7 @@
 #                (scripts/guest/rdma-core-tests.sh)
 #   netns        RoCE mode's routing across network namespaces
 #                (scripts/guest/selftest-netns.sh; rdma-core's programs)
+#   peers        the outside suites on RSIM_PEER_DEV (scripts/guest/peers.sh)
 #   demo, bench, script	make demo, make bench, RSIM_SCRIPT (development)
 #   check        kunit,conformance,selftest: everything in one boot
 # rdmasim is loaded first, unless RSIM_RDMASIM=0 (rdma-core's tests on
@@ -349,6 +350,15 @@ if wants netns; then
 	. "$RSIM_TOP/scripts/guest/cm-pair.sh"
 	# shellcheck source=selftest-netns.sh
 	. "$RSIM_TOP/scripts/guest/selftest-netns.sh"
+fi
+# the outside suites (blktests, the kernel's rdma selftests) on one kind
+# of device, RSIM_PEER_DEV (scripts/peers.sh: make peers, and make check's
+# subset); booted with RSIM_PEERS=0 RSIM_RDMASIM=0: the suites load and
+# unload their device's module themselves
+if wants peers; then
+	part peers
+	# shellcheck source=peers.sh
+	. "$RSIM_TOP/scripts/guest/peers.sh"
 fi
 # the selftest ends with rdmasim unloaded; every other run unloads it here
 if [ -d /sys/module/rdmasim ]; then
