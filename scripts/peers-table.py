@@ -150,8 +150,8 @@ def read_console(path):
             block = lines[i:starts[i] + 1]
             kind = kind_of(block)
             if kind:
-                rep = {'kind': kind, 'title': block[0].strip()[:160],
-                       'line': i + 1}
+                rep = {'kind': kind, 'title': title_of(block), 'line': i + 1,
+                       'count': 1}
                 if current:
                     rep['test'] = current
                     pending.append(rep)
@@ -163,6 +163,31 @@ def read_console(path):
         i += 1
     # kmemleak's list at the end of the boot (finish())
     return skips, walls, reports, bootleak
+
+
+def title_of(block):
+    """a report's first telling line (a WARN's is the one after "cut
+    here"), less what differs between two reports of one bug: addresses,
+    the task's name and PID"""
+    for text in block:
+        t = text.strip()
+        if t and 'cut here' not in t:
+            t = re.sub(r'\[addr=[0-9a-fx]+\]', '[addr=...]', t)
+            t = re.sub(r', CPU#\d+: \S+$', '', t)
+            return t[:160]
+    return block[0].strip()[:160]
+
+
+def merge_reports(reports):
+    """one line per (device, test, kind, title), counted"""
+    merged = {}
+    for rep in reports:
+        key = (rep['dev'], rep['test'], rep['kind'], rep['title'])
+        if key in merged:
+            merged[key]['count'] += 1
+        else:
+            merged[key] = dict(rep)
+    return list(merged.values())
 
 
 def cell(r):
@@ -202,6 +227,7 @@ def main():
         for rep in reps:
             rep['dev'] = dev
         reports += reps
+    reports = merge_reports(reports)
 
     keys = sorted({k for res in results.values() for k in res},
                   key=lambda k: (k[0].split('/')[0], int(k[0].split('/')[1]), k[1]))
@@ -244,7 +270,8 @@ def main():
     if not reports:
         lines.append('  none')
     for rep in reports:
-        lines.append(f"  {rep['dev']:<8} {rep['test']:<24} {rep['kind']:<10} {rep['title']}")
+        n = f" (x{rep['count']})" if rep['count'] > 1 else ''
+        lines.append(f"  {rep['dev']:<8} {rep['test']:<24} {rep['kind']:<10} {rep['title']}{n}")
     lines.append('')
     lines.append('notes:')
     for d in a.devs:

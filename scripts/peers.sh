@@ -123,7 +123,10 @@ cat "$RSIM_OUT/peers.txt"
 # rdmasim's own boot is judged as make check judges its boots
 case " $PEERS_DEVS " in
 *" rdmasim "*)
-	rsim_judge "$PEERS_OUT/rdmasim/console.log" -- || fail=1
+	rsim_judge "$PEERS_OUT/rdmasim/console.log" -- >"$PEERS_OUT/rdmasim/judge.txt" 2>&1 ||
+		fail=1
+	# a report repeated thousands of times is one line of the table
+	tail -25 "$PEERS_OUT/rdmasim/judge.txt"
 	;;
 esac
 stage "make peers: $(($(date +%s) - t0)) s (table: $RSIM_OUT/peers.txt)"

@@ -35,11 +35,17 @@ peer_stage() {
 	check "peer_configfs" mount -t configfs none /sys/kernel/config
 	mkdir -p $peer_out
 	check "peer_out_mounted" mount -t hostfs none $peer_out -o "$RSIM_PEER_OUT"
-	# the host's / is read-only: /etc (multipath.conf, LIO's /etc/target,
-	# nvme-cli's keys) and /usr/lib (/lib/modules) get a tmpfs over them
-	check "peer_overlay_etc" peer_overlay /etc etc
-	check "peer_overlay_usr_lib" peer_overlay /usr/lib usr_lib
+	# the host's / is read-only; what the suites write gets a tmpfs over
+	# it: /etc (multipath.conf and its wwids, LIO's /etc/target, nvme-cli's
+	# keys), /usr/lib (/lib/modules), /mnt (blktests mounts its XFS on
+	# /mnt/blktests), /tmp and /var
+	for d in etc usr/lib mnt tmp var; do
+		check "peer_overlay_$d" peer_overlay "/$d" "$(echo $d | tr / _)"
+	done
 	check "peer_modules_mounted" peer_modules
+	# udev, as on the systems blktests runs on: the srp group finds its
+	# multipath devices by /dev/disk/by-id, and multipathd its paths
+	check "peer_udevd" peer_udevd
 	check "peer_modinfo_${RSIM_PEER_DEV}" modinfo "$(peer_module)"
 	check "peer_modules_of_$kver" test -d "/lib/modules/$kver/kernel"
 	# an Ethernet pair for start_soft_rdma() (every interface with a
@@ -70,6 +76,29 @@ peer_overlay() {
 peer_modules() {
 	mkdir -p /lib/modules &&
 		mount --bind "$RSIM_PEER_MODULES/lib/modules" /lib/modules
+}
+
+# peer_udevd: the host's systemd-udevd and rules, every device added
+peer_udevd() {
+	/lib/systemd/systemd-udevd --daemon --resolve-names=never &&
+		udevadm trigger --action=add &&
+		udevadm settle --timeout=60
+}
+
+# peer_results_fs dir: an ext4 file system on dir, as blktests' results
+# directory usually is (where the nvme tests keep their namespaces' files):
+# a loop device over a 1.5 GiB file on tmpfs. tmpfs itself would do
+# (O_DIRECT) but for FALLOC_FL_ZERO_RANGE, which nvmet's file backend and
+# the loop driver need for Write Zeroes: without it the host falls back
+# to writing ZERO_PAGE (Documentation/ulps.rst, Findings).
+peer_results_fs() {
+	local dev
+	modprobe loop &&
+		mkdir -p /run/results-img "$1" &&
+		truncate -s 1536M /run/results-img/ext4 &&
+		mkfs.ext4 -q /run/results-img/ext4 &&
+		dev=$(losetup -f --show /run/results-img/ext4) &&
+		mount -t ext4 "$dev" "$1"
 }
 
 peer_module() {
@@ -122,7 +151,7 @@ peer_blktests() {
 	rxe) use="USE_RXE=1" ;;
 	rdmasim) use="USE_RDMASIM=1" ;;
 	esac
-	mkdir -p $out
+	check "blktests_results_fs" peer_results_fs $out
 	peer_suite_begin blktests
 	local run
 	run=$(echo "$RSIM_BLKTESTS_RUN" | tr , ' ')
