@@ -16,8 +16,10 @@
 # suite while developing; unknown ones reach guest/init-uml.sh's environment:
 # RSIM_CONF_ARGS (conformance's module parameters), RSIM_PEERS=0 (no rxe0
 # and siw0), RSIM_MUTANT_MODDIR (the mutant's build), RSIM_SCRIPT (a shell
-# script that script mode sources after the devices are up). Terminated,
-# it stops the kernel.
+# script that script mode sources after the devices are up).
+# RSIM_UML_MEM is the guest's memory (default 2G; make peers' boots take
+# 4G), RSIM_UML_TIMEOUT its time limit in seconds. Terminated, it stops
+# the kernel.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
