@@ -41,6 +41,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib-boots.sh"
 # shellcheck source=lib-stock.sh
 . "$(dirname "$0")/lib-stock.sh"
+. "$(dirname "$0")/lib-peers.sh"
 
 mkdir -p "$RSIM_OUT"
 rm -f "$RSIM_SUMMARY"
@@ -124,10 +125,16 @@ rsim_boot conformance "$RSIM_OUT/uml-conformance.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} ib_core.force_mr=1"
 rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
-# RDS over rdmasim, in a boot of its own: its known reports (lockdep's
-# turns lockdep off for the rest of a boot) are accepted there alone
+# RDS over rdmasim, in a boot of its own: its known reports are
+# accepted there alone
 rsim_boot script "$RSIM_OUT/uml-rds.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_SCRIPT=$RSIM_TOP/scripts/guest/finding-rds.sh"
+# make peers' subset: blktests' nvme/010 (fio verify on a file
+# namespace) and nvme/040 (controller reset under I/O) over NVMe/RDMA on
+# rdmasim, from the unmodified tree in ../shared/peers/ with the project's
+# patch (scripts/peers.sh has the rest)
+rsim_peers_prepare "$RSIM_OUT/peers-check" "$RSIM_BLKTESTS"
+rsim_peers_boot rdmasim blktests "nvme/010 nvme/040" 32m file
 
 # the debug chain's serial work is done: the fillers share the CPUs
 # equally with the boots from now on
@@ -160,6 +167,14 @@ rsim_judge "$RSIM_OUT/uml-rds.log" -- \
 	--findings "$RSIM_TOP/scripts/guest/finding-rds.findings" \
 	--summary "$RSIM_SUMMARY" --label "RDS (known findings)" ||
 	fails=$((fails + 1))
+rsim_judge "$RSIM_OUT/peers-check/rdmasim/console.log" -- \
+	--summary "$RSIM_SUMMARY" --label "blktests nvme/010, 040 on rdmasim" ||
+	fails=$((fails + 1))
+python3 "$RSIM_TOP/scripts/peers-table.py" --out "$RSIM_OUT/peers-check" \
+	--require-pass --txt "$RSIM_OUT/peers-check.txt" rdmasim || {
+	cat "$RSIM_OUT/peers-check.txt" >&2
+	fails=$((fails + 1))
+}
 rsim_judge "$RSIM_OUT/uml-rdmacore.log" -- \
 	--summary "$RSIM_SUMMARY" --label "rdma-core rdmasim0 boot" ||
 	fails=$((fails + 1))

@@ -208,6 +208,8 @@ def main():
     ap.add_argument('--txt')
     ap.add_argument('--json')
     ap.add_argument('--svg')
+    ap.add_argument('--require-pass', action='store_true',
+                    help="make check's subset: every test must pass")
     ap.add_argument('devs', nargs='+')
     a = ap.parse_args()
 
@@ -282,6 +284,14 @@ def main():
                  'does not fire: the test kernel gives listening IDs\' handler_mutex a '
                  'lockdep class of their own (kunit/patches/7.3/)')
     charged = [r for r in reports if r['dev'] == 'rdmasim']
+    if a.require_pass:
+        for d in a.devs:
+            if not results[d]:
+                short.append(f'{d}: no test ran')
+            for (t, c), r in sorted(results[d].items()):
+                if r['status'] != 'pass':
+                    name = f'{t} ({c})' if c else t
+                    short.append(f'{name} on {d}: {cell(r)} {r["reason"]}'.rstrip())
     lines.append('')
     lines.append('acceptance: ' + ('met' if not short and not charged else 'NOT met'))
     for s in short:

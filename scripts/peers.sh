@@ -26,23 +26,22 @@
 # result (the table says why), not a failure of make peers.
 #
 # Uses lib.sh's RSIM_TOP, RSIM_OUT, stage, die; lib-kernel.sh's
-# rsim_uml_ready; lib-boots.sh's rsim_boot and rsim_boots_wait.
+# rsim_uml_ready; lib-boots.sh's rsim_boots_wait; lib-peers.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-kernel.sh"
 . "$(dirname "$0")/lib-boots.sh"
+. "$(dirname "$0")/lib-peers.sh"
 
-BLKTESTS=${BLKTESTS:-$RSIM_TOP/../shared/peers/blktests-a608cb5}
 PEERS_DEVS=${PEERS_DEVS:-rdmasim siw rxe}
 PEERS_BLKTESTS=${PEERS_BLKTESTS:-nvme srp}
 PEERS_SUITES=${PEERS_SUITES:-blktests}
 # NVMe namespaces of 350 MiB, the least the nvme group asks for
-# (nvme/012): files and loop devices on the guest's tmpfs
+# (nvme/012): files, and loop devices over files, in the guest's results
+# file system (guest/peers.sh)
 PEERS_NVME_IMG_SIZE=${PEERS_NVME_IMG_SIZE:-350m}
 PEERS_OUT=${PEERS_OUT:-$RSIM_OUT/peers}
 
-[ -x "$BLKTESTS/check" ] ||
-	die "BLKTESTS=$BLKTESTS: not a blktests tree (no ./check)"
 for d in $PEERS_DEVS; do
 	case $d in rdmasim | siw | rxe) ;; *) die "PEERS_DEVS: $d is not rdmasim, siw or rxe" ;; esac
 done
@@ -51,46 +50,13 @@ t0=$(date +%s)
 # the suites so far need no project tool nor rdma-core 65
 RSIM_UML_TOOLS=0 rsim_uml_ready debug uml-7.3
 
-rm -rf "$PEERS_OUT"
-mkdir -p "$PEERS_OUT"
-
-# The kernel's modules and rdmasim.ko in one tree that the guest
-# bind-mounts on /lib/modules: the suites modprobe by name. Hard links
-# where the cache and out/ share a file system.
-stage "modules for the suites: $PEERS_OUT/modules"
-mods=$PEERS_OUT/modules/lib/modules/$RSIM_KVER
-mkdir -p "$PEERS_OUT/modules/lib/modules"
-cp -al "$RSIM_MODROOT/lib/modules/$RSIM_KVER" "$mods" 2>/dev/null ||
-	cp -a "$RSIM_MODROOT/lib/modules/$RSIM_KVER" "$mods"
-rm -f "$mods/build" "$mods/source"
-# where it will be in the tree (blktests' _have_module looks under
-# kernel/ only)
-mkdir -p "$mods/kernel/drivers/infiniband/sw/rdmasim"
-cp "$RSIM_MODDIR/drivers/infiniband/sw/rdmasim/rdmasim.ko" \
-	"$mods/kernel/drivers/infiniband/sw/rdmasim/"
-depmod -b "$PEERS_OUT/modules" "$RSIM_KVER"
-
-# blktests: a copy with the project's patch, its helpers built on the
-# host (the guest runs the host's binaries)
-stage "blktests: $(realpath "$BLKTESTS") + scripts/peers/blktests-*.patch"
-bt=$PEERS_OUT/blktests-tree
-cp -a "$BLKTESTS" "$bt"
-for p in "$RSIM_TOP"/scripts/peers/blktests-*.patch; do
-	patch -s -p1 -d "$bt" <"$p" || die "$p does not apply to $BLKTESTS"
-done
-make -C "$bt" -j"$(nproc)" >"$PEERS_OUT/blktests-build.log" 2>&1 ||
-	die "building blktests' helpers failed (log: $PEERS_OUT/blktests-build.log)"
+rsim_peers_prepare "$PEERS_OUT" "$RSIM_BLKTESTS"
 
 # peer_boot <dev>: one boot, the suites on <dev>
 peer_boot() {
-	local dev=$1 dir=$PEERS_OUT/$1
-	mkdir -p "$dir"
-	rsim_boot peers "$dir/console.log" RSIM_UML_MEM=4G \
-		RSIM_UML_TIMEOUT="${PEERS_TIMEOUT:-7200}" \
-		RSIM_UML_ARGS="RSIM_PEERS=0 RSIM_RDMASIM=0 RSIM_PEER_DEV=$dev \
-RSIM_PEER_OUT=$dir RSIM_PEER_MODULES=$PEERS_OUT/modules \
-RSIM_PEER_SUITES=${PEERS_SUITES// /,} RSIM_BLKTESTS=$bt \
-RSIM_BLKTESTS_RUN=${PEERS_BLKTESTS// /,} RSIM_NVME_IMG_SIZE=$PEERS_NVME_IMG_SIZE"
+	rsim_peers_boot "$1" "$PEERS_SUITES" "$PEERS_BLKTESTS" \
+		"$PEERS_NVME_IMG_SIZE" "device file" \
+		RSIM_UML_TIMEOUT="${PEERS_TIMEOUT:-14400}"
 }
 
 # two boots at a time: each UML kernel runs on one CPU

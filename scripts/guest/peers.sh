@@ -16,6 +16,7 @@
 #   RSIM_BLKTESTS      the patched blktests tree (scripts/peers.sh made it)
 #   RSIM_BLKTESTS_RUN  the tests or groups given to blktests' ./check
 #   RSIM_NVME_IMG_SIZE blktests' NVME_IMG_SIZE
+#   RSIM_NVMET_BLKDEV_TYPES  blktests' NVMET_BLKDEV_TYPES
 #   RSIM_KSELFTEST     the kernel's tools/testing/selftests/rdma, with the
 #                      link type changed (scripts/peers.sh made it)
 # Each suite runs as its users run it; this script only sets the stage:
@@ -153,11 +154,12 @@ peer_blktests() {
 	esac
 	check "blktests_results_fs" peer_results_fs $out
 	peer_suite_begin blktests
-	local run
+	local run bd
 	run=$(echo "$RSIM_BLKTESTS_RUN" | tr , ' ')
+	bd=$(echo "${RSIM_NVMET_BLKDEV_TYPES:-device,file}" | tr , ' ')
 	# shellcheck disable=SC2086 # the list of tests: words on purpose
 	(cd "$RSIM_BLKTESTS" &&
-		env $use NVMET_TRTYPES=rdma NVMET_BLKDEV_TYPES="device file" \
+		env $use NVMET_TRTYPES=rdma NVMET_BLKDEV_TYPES="$bd" \
 			nvme_adrfam=ipv6 NVME_IMG_SIZE="${RSIM_NVME_IMG_SIZE:-350m}" \
 			./check -o $out $run) 2>&1 | tee $out/check.log >/dev/console
 	peer_suite_end blktests
