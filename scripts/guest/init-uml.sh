@@ -64,6 +64,11 @@ wants() {
 read -r kver </proc/sys/kernel/osrelease
 say "RSIM-INIT mode=$RSIM_MODE kernel=$kver"
 
+# the RDMA core, where the kernel builds it as modules (the debug 7.3
+# kernel, as distributions do; elsewhere built in, and this loads nothing)
+modprobe -d "$RSIM_MODROOT" -S "$RSIM_KVER" -a ib_core ib_cm iw_cm rdma_cm \
+	ib_uverbs ib_umad rdma_ucm 2>/dev/null
+
 # kmemleak: forget whatever the kernel leaked while booting
 if [ -w $KMEMLEAK ]; then
 	echo scan >$KMEMLEAK
