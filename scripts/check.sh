@@ -130,11 +130,12 @@ rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 rsim_boot script "$RSIM_OUT/uml-rds.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_SCRIPT=$RSIM_TOP/scripts/guest/finding-rds.sh"
 # make peers' subset: blktests' nvme/010 (fio verify on a file
-# namespace) and nvme/040 (controller reset under I/O) over NVMe/RDMA on
-# rdmasim, from the unmodified tree in ../shared/peers/ with the project's
-# patch (scripts/peers.sh has the rest)
+# namespace) and nvme/040 (controller reset under I/O) over NVMe/RDMA, and
+# srp/001 (LUNs through ib_srpt, ib_srp and dm-multipath), on rdmasim in
+# RoCE mode, from the unmodified tree in ../shared/peers/ with the
+# project's patch (scripts/peers.sh has the rest)
 rsim_peers_prepare "$RSIM_OUT/peers-check" "$RSIM_BLKTESTS"
-rsim_peers_boot rdmasim blktests "nvme/010 nvme/040" 32m file
+rsim_peers_boot rdmasim blktests "nvme/010 nvme/040 srp/001" 32m file
 
 # the debug chain's serial work is done: the fillers share the CPUs
 # equally with the boots from now on
@@ -168,7 +169,7 @@ rsim_judge "$RSIM_OUT/uml-rds.log" -- \
 	--summary "$RSIM_SUMMARY" --label "RDS (known findings)" ||
 	fails=$((fails + 1))
 rsim_judge "$RSIM_OUT/peers-check/rdmasim/console.log" -- \
-	--summary "$RSIM_SUMMARY" --label "blktests nvme/010, 040 on rdmasim" ||
+	--summary "$RSIM_SUMMARY" --label "blktests nvme/010,040 srp/001 rdmasim" ||
 	fails=$((fails + 1))
 python3 "$RSIM_TOP/scripts/peers-table.py" --out "$RSIM_OUT/peers-check" \
 	--require-pass --txt "$RSIM_OUT/peers-check.txt" rdmasim || {

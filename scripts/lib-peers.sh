@@ -57,8 +57,12 @@ rsim_peers_boot() {
 	local dev=$1 suites=$2 tests=$3 size=$4 bd=$5 dir=$RSIM_PEERS_DIR/$1
 	shift 5
 	mkdir -p "$dir"
+	# rdmasim.num_devices=0 (read by modprobe from the command line, as
+	# an "options" line in /etc/modprobe.d would be): RoCE-mode devices
+	# only, as with siw and rxe; blktests' srp group takes every RDMA
+	# port for one with a netdev
 	rsim_boot peers "$dir/console.log" RSIM_UML_MEM=4G \
-		RSIM_UML_ARGS="RSIM_PEERS=0 RSIM_RDMASIM=0 RSIM_PEER_DEV=$dev \
+		RSIM_UML_ARGS="rdmasim.num_devices=0 RSIM_PEERS=0 RSIM_RDMASIM=0 RSIM_PEER_DEV=$dev \
 RSIM_PEER_OUT=$dir RSIM_PEER_MODULES=$RSIM_PEERS_DIR/modules \
 RSIM_PEER_SUITES=${suites// /,} RSIM_BLKTESTS=$RSIM_PEERS_DIR/blktests-tree \
 RSIM_BLKTESTS_RUN=${tests// /,} RSIM_NVME_IMG_SIZE=$size \
