@@ -106,37 +106,48 @@ def blktests_results(devdir):
     return out
 
 
-def read_console(path):
-    """skip reasons, suites' wall times, kernel reports with their tests,
-    the boot's kmemleak count"""
-    skips, walls, reports = {}, {}, []
-    bootleak = None
+def skip_reasons(lines):
+    """{(test, cond): reasons} of ./check's "not run" lines: the indented
+    lines under each"""
+    skips = {}
+    for i, text in enumerate(lines):
+        m = STATUS.match(text)
+        if m and m.group(3) == 'not run':
+            reasons = []
+            for more in lines[i + 1:]:
+                if not more.startswith('    '):
+                    break
+                reasons.append(more.strip())
+            skips[(m.group(1), m.group(2) or '')] = '; '.join(reasons)
+    return skips
+
+
+def read_lines(path):
+    """a log's lines less kernel timestamps and terminal escapes; [] when
+    it is not there"""
     try:
         with open(path, errors='replace') as f:
-            lines = [ANSI.sub('', TS.sub('', line.rstrip('\n'))) for line in f]
+            return [ANSI.sub('', TS.sub('', line.rstrip('\n'))) for line in f]
     except OSError:
-        return skips, walls, reports, bootleak
+        return []
+
+
+def read_console(lines):
+    """the suites' wall times, kernel reports with their tests, the boot's
+    kmemleak count"""
+    walls, reports = {}, []
+    bootleak = None
     current = None      # the test blktests marked last
     pending = []        # reports since that marker, before its status
     last_done = None
-    spans = jlp.report_spans(lines)
-    starts = {first: last for first, last in spans}
-    i = 0
-    while i < len(lines):
-        text = lines[i]
+    starts = dict(jlp.report_spans(lines))
+    for i, text in enumerate(lines):
         m = MARKER.search(text)
         if m:
             current, pending = m.group(1), []
         m = STATUS.match(text)
         if m:
             key = (m.group(1), m.group(2) or '')
-            if m.group(3) == 'not run':
-                reasons = []
-                j = i + 1
-                while j < len(lines) and lines[j].startswith('    '):
-                    reasons.append(lines[j].strip())
-                    j += 1
-                skips[key] = '; '.join(reasons)
             for rep in pending:
                 rep['test'] = f'{key[0]} ({key[1]})' if key[1] else key[0]
             pending, current, last_done = [], None, key
@@ -160,9 +171,7 @@ def read_console(path):
                 else:
                     rep['test'] = 'outside the suites'
                 reports.append(rep)
-        i += 1
-    # kmemleak's list at the end of the boot (finish())
-    return skips, walls, reports, bootleak
+    return walls, reports, bootleak
 
 
 def title_of(block):
@@ -217,9 +226,11 @@ def main():
     for dev in a.devs:
         d = os.path.join(a.out, dev)
         res = blktests_results(d)
-        skips, w, reps, bl = read_console(os.path.join(d, 'console.log'))
+        console = read_lines(os.path.join(d, 'console.log'))
+        w, reps, bl = read_console(console)
         # ./check's own output, where it was kept, over the console's copy
-        skips.update(read_console(os.path.join(d, 'blktests', 'check.log'))[0])
+        skips = skip_reasons(console)
+        skips.update(skip_reasons(read_lines(os.path.join(d, 'blktests', 'check.log'))))
         for key, r in res.items():
             if r['status'] == 'not run':
                 r['reason'] = skips.get(key, '')
