@@ -7,6 +7,8 @@
 #
 #   rsim_peers_prepare dir blktests	the modules tree and the patched
 #					blktests copy in dir
+#   rsim_peers_kselftest dir ksrc	the kernel's selftests/rdma from
+#					ksrc, patched and installed in dir
 #   rsim_peers_boot dev dir VAR=value...	one boot, the suites on dev
 #					(rdmasim, siw or rxe); its files in
 #					dir/dev/, console.log among them
@@ -49,6 +51,31 @@ rsim_peers_prepare() {
 		die "building blktests' helpers failed (log: $dir/blktests-build.log)"
 }
 
+# rsim_peers_kselftest <dir> <ksrc>: tools/testing/selftests/rdma of the
+# kernel source in use, with scripts/peers/kselftest-*.patch applied (the
+# link type and module made variables), installed in <dir>/kselftest as
+# kselftest installs a collection (make TARGETS=rdma install: the
+# collection, run_kselftest.sh and its runner, kselftest-list.txt), from a
+# copy of the few files that install reads
+rsim_peers_kselftest() {
+	local dir=$1 ksrc=$2 p st=tools/testing/selftests f
+	rm -rf "$dir/kselftest-src" "$dir/kselftest"
+	mkdir -p "$dir/kselftest-src/$st" "$dir/kselftest-src/scripts" "$dir/kselftest-src/tools"
+	stage "kernel selftests: $ksrc/$st/rdma + scripts/peers/kselftest-*.patch"
+	for f in Makefile lib.mk kselftest rdma run_kselftest.sh kselftest_install.sh; do
+		cp -a "$ksrc/$st/$f" "$dir/kselftest-src/$st/"
+	done
+	cp -a "$ksrc/tools/scripts" "$dir/kselftest-src/tools/"
+	cp "$ksrc/scripts/subarch.include" "$dir/kselftest-src/scripts/"
+	for p in "$RSIM_TOP"/scripts/peers/kselftest-*.patch; do
+		patch -s -p1 -d "$dir/kselftest-src" <"$p" ||
+			die "$p does not apply to $ksrc"
+	done
+	make -C "$dir/kselftest-src/$st" TARGETS=rdma INSTALL_PATH="$dir/kselftest" \
+		install >"$dir/kselftest-install.log" 2>&1 ||
+		die "installing the rdma selftests failed (log: $dir/kselftest-install.log)"
+}
+
 # rsim_peers_boot <dev> <suites> <blktests tests> <nvme img size>
 # <blkdev types> [VAR=value...]: one boot (rsim_boot) of the suites
 # (comma-separated) on <dev>; lists of tests and of NVMET_BLKDEV_TYPES
@@ -66,5 +93,7 @@ rsim_peers_boot() {
 RSIM_PEER_OUT=$dir RSIM_PEER_MODULES=$RSIM_PEERS_DIR/modules \
 RSIM_PEER_SUITES=${suites// /,} RSIM_BLKTESTS=$RSIM_PEERS_DIR/blktests-tree \
 RSIM_BLKTESTS_RUN=${tests// /,} RSIM_NVME_IMG_SIZE=$size \
+RSIM_BLKTESTS_ROUNDS=${PEERS_BLKTESTS_ROUNDS:-1} \
+RSIM_KSELFTEST=$RSIM_PEERS_DIR/kselftest${PEERS_RDMA_CORE_TESTS:+ RSIM_RDMA_CORE_TESTS=${PEERS_RDMA_CORE_TESTS// /,}} \
 RSIM_NVMET_BLKDEV_TYPES=${bd// /,}" "$@"
 }

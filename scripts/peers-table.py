@@ -3,17 +3,29 @@
 """peers-table.py --out DIR [--txt F] [--json F] [--svg F] DEV...
 
 The table of make peers (scripts/peers.sh): every test of the outside
-suites x device (rdmasim, siw, rxe) -> pass / fail (blktests' reason) /
+suites x device (rdmasim, siw, rxe) -> pass / fail (the suite's reason) /
 not run (its skip reason), with seconds; each suite's wall time; every
 kernel report, with the test that was running when it was printed; the
 boot's own kmemleak objects (cleared before the suites, not charged).
 
-It reads the suites' own files: blktests' result files (DIR/<dev>/blktests/
-<results dir>/<group>/<test>, "key<TAB>value" lines, the files ./check
-writes and reads back) and, for what those files do not hold (a skip's
-reasons, which ./check prints only), ./check's output and the kernel's
-messages in the boot's console log (DIR/<dev>/console.log), where
-blktests' own "run blktests <test> at <date>" marker starts each test.
+It reads the suites' own output, per device in DIR/<dev>/:
+  blktests   its result files (blktests/<results dir>/<group>/<test>,
+             "key<TAB>value" lines, the files ./check writes and reads
+             back) and, for a skip's reasons, which ./check only prints,
+             ./check's output (blktests/check.log, or the console)
+  kselftest  run_kselftest.sh's TAP (kselftest/<test>.tap), its
+             subtests' lines included, the seconds guest/peers.sh
+             noted (kselftest/seconds), and the tests it did not run
+             with their reasons (scripts/peers/kselftest-rdma.notrun)
+  rdma-core  the runner's RSIM-RDMACORE lines on the console
+             (guest/rdma-core-tests.py; a test's seconds: the time
+             since the line before)
+  perftest   each program's exit status and times (perftest/results)
+             and output (perftest/<program>.out)
+and the kernel's messages on the console (DIR/<dev>/console.log), where
+blktests' "run blktests <test> at <date>" marker, guest/peers.sh's
+"RSIM-PEER kselftest|perftest <test>" and rdma-core's result lines tell
+which test was running.
 
 Exits 1 when rdmasim falls short of the acceptance: a test that passes on
 siw or rxe but not on rdmasim, or a kernel report charged to rdmasim.
@@ -21,6 +33,7 @@ siw or rxe but not on rdmasim, or a kernel report charged to rdmasim.
 
 import argparse
 import glob
+import html
 import importlib.util
 import json
 import os
@@ -49,6 +62,18 @@ ANSI = re.compile(r'\x1b\[[0-9;]*[A-Za-z]')
 PEER = re.compile(r'RSIM-PEER (begin|end) (\S+) dev=(\S+)(?: wall=(\d+))?')
 BOOTLEAK = re.compile(r'RSIM-PEER kmemleak-before-suites objects=(\d+)')
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+TSV = re.compile(r'^\[\s*(\d+\.\d+)\]')
+# guest/peers.sh's marker of a kselftest test or a perftest program
+TESTMARK = re.compile(r'RSIM-PEER (kselftest|perftest) (\S+)\s*$')
+# guest/rdma-core-tests.py's lines
+RC_BEGIN = re.compile(r'RSIM-RDMACORE-BEGIN (\S+)')
+RC_LINE = re.compile(r'RSIM-RDMACORE (\S+) (ok|skip|fail|error|notrun) (\S+) ?(.*)$')
+# run_kselftest.sh's result of a test, and a test's own KTAP lines, which
+# it prints prefixed with "# "
+KS_TOP = re.compile(r'^(ok|not ok) \d+ selftests: \S+: (\S+)(?: # (SKIP|TIMEOUT|exit=\d+)\b ?(.*?))?\s*$')
+KS_SUB = re.compile(r'^# (ok|not ok) (\d+) (.*?)(?: # (SKIP)\b ?(.*?))?\s*$')
+KS_QUIET = re.compile(r'^# (TAP version|KTAP version|1\.\.|selftests:|overriding timeout|timeout set|Totals:)')
+SUITES = ('blktests', 'kselftest', 'rdma-core', 'perftest')
 
 
 def cond_of(resdir):
@@ -84,10 +109,11 @@ def read_result(path):
     return res
 
 
-def blktests_results(devdir):
-    """{(test, cond): {status, reason, seconds, kmemleak}}"""
+def blktests_results(devdir, sub='blktests'):
+    """{('blktests', test, cond): {status, reason, seconds, kmemleak}} of
+    the results in devdir/<sub> (blktests.round<N>: a later round)"""
     out = {}
-    base = os.path.join(devdir, 'blktests')
+    base = os.path.join(devdir, sub)
     for path in glob.glob(os.path.join(base, 'nodev*', '*', '[0-9]*')):
         name = os.path.basename(path)
         if not re.fullmatch(r'\d+', name):
@@ -95,7 +121,7 @@ def blktests_results(devdir):
         resdir = os.path.relpath(path, base).split(os.sep)[0]
         group = os.path.basename(os.path.dirname(path))
         r = read_result(path)
-        key = (f'{group}/{name}', cond_of(resdir))
+        key = ('blktests', f'{group}/{name}', cond_of(resdir))
         out[key] = {
             'status': {'pass': 'pass', 'fail': 'fail'}.get(r.get('status', ''),
                                                           r.get('status', '?')),
@@ -104,6 +130,40 @@ def blktests_results(devdir):
             'kmemleak': os.path.exists(path + '.kmemleak'),
         }
     return out
+
+
+def blktests_rounds(devdir):
+    """[(round, results)] of every round guest/peers.sh ran (the first in
+    blktests/, the later ones in blktests.round<N>/)"""
+    rounds = [(1, blktests_results(devdir))]
+    for path in glob.glob(os.path.join(devdir, 'blktests.round*')):
+        m = re.search(r'round(\d+)$', path)
+        if m:
+            rounds.append((int(m.group(1)),
+                           blktests_results(devdir, os.path.basename(path))))
+    return sorted(rounds, key=lambda r: r[0])
+
+
+def repeatability(dev, rounds, walls):
+    """the lines of the repeatability section for one device's rounds:
+    each round's counts and wall time, and each test whose status was
+    not the same in every round (blktests' flaky tests, or rdmasim's)"""
+    lines = []
+    for n, res in rounds:
+        c = {st: sum(r['status'] == st for r in res.values())
+             for st in ('pass', 'fail', 'not run')}
+        wall = walls.get('blktests' if n == 1 else f'blktests.round{n}', '?')
+        lines.append(f"  {dev} round {n}: {c['pass']} pass / {c['fail']} fail / "
+                     f"{c['not run']} not run, {wall} s")
+    keys = sorted({k for _, res in rounds for k in res})
+    differ = []
+    for k in keys:
+        seen = [res.get(k, {}).get('status', 'absent') for _, res in rounds]
+        if len(set(seen)) > 1:
+            differ.append(f"    {name_of(k)}: {' '.join(seen)}")
+    lines.append(f'  {dev}: the same results in all {len(rounds)} rounds' if not differ
+                 else f'  {dev}: results that differ between rounds:')
+    return lines + differ, bool(differ)
 
 
 def skip_reasons(lines):
@@ -118,42 +178,173 @@ def skip_reasons(lines):
                 if not more.startswith('    '):
                     break
                 reasons.append(more.strip())
-            skips[(m.group(1), m.group(2) or '')] = '; '.join(reasons)
+            skips[('blktests', m.group(1), m.group(2) or '')] = '; '.join(reasons)
     return skips
 
 
+
+
 def read_lines(path):
-    """a log's lines less kernel timestamps and terminal escapes; [] when
-    it is not there"""
+    """a log's lines less terminal escapes (kernel timestamps kept); []
+    when it is not there"""
     try:
         with open(path, errors='replace') as f:
-            return [ANSI.sub('', TS.sub('', line.rstrip('\n'))) for line in f]
+            return [ANSI.sub('', line.rstrip('\n')) for line in f]
     except OSError:
         return []
 
 
-def read_console(lines):
-    """the suites' wall times, kernel reports with their tests, the boot's
-    kmemleak count"""
-    walls, reports = {}, []
+def plain(lines):
+    """lines less their kernel timestamps"""
+    return [TS.sub('', line) for line in lines]
+
+
+def read_notrun(path):
+    """scripts/peers/kselftest-rdma.notrun: {test: reason}"""
+    out = {}
+    for line in read_lines(path):
+        if line.strip() and not line.startswith('#') and '\t' in line:
+            test, reason = line.split('\t', 1)
+            out[test] = reason.strip()
+    return out
+
+
+def kselftest_results(devdir, notrun):
+    """{('kselftest', test, ''): result} for each test of kselftest-list.txt,
+    and one more row per subtest of its KTAP ("<test>: <description>")"""
+    out = {}
+    d = os.path.join(devdir, 'kselftest')
+    times = {}
+    for line in read_lines(os.path.join(d, 'seconds')):
+        w = line.split()
+        if len(w) == 3:
+            times[w[0]] = float(w[2]) - float(w[1])
+    for test in read_lines(os.path.join(d, 'kselftest-list.txt')):
+        test = test.strip()
+        if not test:
+            continue
+        if test in notrun:
+            out[('kselftest', test, '')] = {'status': 'not run', 'reason': notrun[test],
+                                            'seconds': None}
+            continue
+        tap = read_lines(os.path.join(d, test.split(':', 1)[-1] + '.tap'))
+        top = {'status': 'fail', 'reason': 'no result from run_kselftest.sh',
+               'seconds': times.get(test)}
+        subs, diag, failed = [], [], 0
+        for line in tap:
+            m = KS_SUB.match(line)
+            if m:
+                ok, _, desc, skip, why = m.groups()
+                if skip:
+                    r = {'status': 'not run',
+                         'reason': why or notrun.get(f'{test}: {desc}',
+                                                     'skipped by the test, no reason printed')}
+                elif ok == 'ok':
+                    r = {'status': 'pass', 'reason': ''}
+                else:
+                    failed += 1
+                    r = {'status': 'fail', 'reason': diag[0] if diag else 'not ok'}
+                r['seconds'] = None
+                subs.append((f'{test}: {desc}', r))
+                diag = []
+                continue
+            m = KS_TOP.match(line)
+            if m:
+                ok, _, what, why = m.groups()
+                if what == 'SKIP':
+                    top.update(status='not run', reason=why or (diag[-1] if diag else 'skipped'))
+                elif ok == 'ok':
+                    top.update(status='pass', reason='')
+                elif what == 'TIMEOUT':
+                    top.update(reason=f'timed out ({why})')
+                elif failed:
+                    top.update(reason=f'{failed} of {len(subs)} subtests failed')
+                else:
+                    top.update(reason=diag[0] if diag else what or 'not ok')
+                continue
+            if line.startswith('# ') and not KS_QUIET.match(line):
+                diag.append(line[2:].strip())
+        out[('kselftest', test, '')] = top
+        for name, r in subs:
+            out[('kselftest', name, '')] = r
+    return out
+
+
+def perftest_results(devdir):
+    """{('perftest', program, ''): result} from perftest/results: the
+    program, its exit status, /proc/uptime before and after"""
+    out = {}
+    d = os.path.join(devdir, 'perftest')
+    for line in read_lines(os.path.join(d, 'results')):
+        w = line.split()
+        if len(w) != 4:
+            continue
+        prog, rc = w[0], int(w[1])
+        r = {'status': 'pass' if rc == 0 else 'fail', 'reason': '',
+             'seconds': float(w[3]) - float(w[2])}
+        if rc == 124:
+            r['reason'] = 'timed out (120 s)'
+        elif rc:
+            said = [x.strip() for x in read_lines(os.path.join(d, prog + '.out'))
+                    if re.search(r'(?i)error|fail|unable|couldn', x)]
+            r['reason'] = said[0][:100] if said else f'exit status {rc}'
+        out[('perftest', prog, '')] = r
+    return out
+
+
+def read_console(raw):
+    """the suites' wall times; kernel reports with their tests; the boot's
+    kmemleak count; rdma-core's results (its lines are on the console
+    only)"""
+    lines = plain(raw)
+    walls, reports, rcres = {}, [], {}
     bootleak = None
-    current = None      # the test blktests marked last
-    pending = []        # reports since that marker, before its status
+    current = None      # the test running, where a marker named it
+    pending = []        # reports whose test a later line names
     last_done = None
+    rc_prev = None      # the time of rdma-core's last line
     starts = dict(jlp.report_spans(lines))
+
+    def name_pending(name):
+        nonlocal pending
+        for rep in pending:
+            rep['test'] = name
+        pending = []
+
     for i, text in enumerate(lines):
+        m = TSV.match(raw[i])
+        ts = float(m.group(1)) if m else None
         m = MARKER.search(text)
         if m:
             current, pending = m.group(1), []
         m = STATUS.match(text)
         if m:
-            key = (m.group(1), m.group(2) or '')
-            for rep in pending:
-                rep['test'] = f'{key[0]} ({key[1]})' if key[1] else key[0]
-            pending, current, last_done = [], None, key
+            name = f'{m.group(1)} ({m.group(2)})' if m.group(2) else m.group(1)
+            name_pending(name)
+            current, last_done = None, name
+        m = TESTMARK.search(text)
+        if m:
+            pending = []
+            current = f'{m.group(1)} {m.group(2)}'
+        m = RC_BEGIN.search(text)
+        if m:
+            current, pending, rc_prev = 'rdma-core', [], ts
+        m = RC_LINE.search(text)
+        if m:
+            _, status, test, reason = m.groups()
+            name_pending(f'rdma-core {test}')
+            last_done = f'rdma-core {test}'
+            rcres[('rdma-core', test, '')] = {
+                'status': {'ok': 'pass', 'fail': 'fail', 'error': 'fail'}.get(status, 'not run'),
+                'reason': reason.strip() if status != 'ok' else '',
+                'seconds': ts - rc_prev if ts is not None and rc_prev is not None else None,
+            }
+            rc_prev = ts
         m = PEER.search(text)
         if m and m.group(1) == 'end':
             walls[m.group(2)] = int(m.group(4))
+            name_pending(f'{m.group(2)}, after its last test')
+            current, last_done = None, f'the {m.group(2)} suite'
         m = BOOTLEAK.search(text)
         if m:
             bootleak = int(m.group(1))
@@ -167,11 +358,11 @@ def read_console(lines):
                     rep['test'] = current
                     pending.append(rep)
                 elif last_done:
-                    rep['test'] = f'after {last_done[0]}'
+                    rep['test'] = f'after {last_done}'
                 else:
                     rep['test'] = 'outside the suites'
                 reports.append(rep)
-    return walls, reports, bootleak
+    return walls, reports, bootleak, rcres
 
 
 def title_of(block):
@@ -199,7 +390,7 @@ def merge_reports(reports):
     return list(merged.values())
 
 
-def cell(r):
+def cell(r, reason=True):
     if r is None:
         return '-'
     s = r['status']
@@ -207,8 +398,42 @@ def cell(r):
     if s == 'pass':
         return 'pass' + t
     if s == 'fail':
-        return f"FAIL({r['reason']})" + t
+        return (f"FAIL({r['reason'][:40]})" if reason and r['reason'] else 'FAIL') + t
     return 'not run'
+
+
+def name_of(key):
+    _, test, cond = key
+    return f'{test} ({cond})' if cond else test
+
+
+def order(keys):
+    """the suites in SUITES' order; blktests' tests by group and number,
+    the others as they ran (first seen)"""
+    def blk(k):
+        g, n = k[1].split('/')
+        return (g, int(n), k[2])
+    out = []
+    for suite in SUITES:
+        ks = [k for k in keys if k[0] == suite]
+        out += sorted(ks, key=blk) if suite == 'blktests' else ks
+    return out
+
+
+# (suite, note): each printed where its suite ran
+NOTES = [
+    ('blktests', 'the nvmet/rdma_cm lockdep report (Documentation/ulps.rst, Findings) does not fire: '
+    "the test kernel gives listening IDs' handler_mutex a lockdep class of their own "
+    '(kunit/patches/7.3/)'),
+    ('kselftest', "run_kselftest.sh --override-timeout 600: kselftest's 45 s is too short "
+     'for rxe_netns_names.sh on the debug UML kernel, on every device (230 to 310 s: '
+     'some 600 short-lived ip and rdma processes, and an exec is slow under UML)'),
+    ('perftest', 'perftest 25.01 (the newest packaged) has no --data_validation: its own '
+     'run_perftest_loopback, 1000 iterations, rdmasim and rxe on a veth end, siw on lo '
+     'with -R (rdma_cm); a program passes when it exits 0'),
+    ('rdma-core', "rdma-core 65's tests, on a device of each type on a veth end (IPv6 link-local); "
+    'vendor tests (mlx5, EFA) not run'),
+]
 
 
 def main():
@@ -222,18 +447,29 @@ def main():
     ap.add_argument('devs', nargs='+')
     a = ap.parse_args()
 
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    notrun = read_notrun(os.path.join(top, 'scripts', 'peers', 'kselftest-rdma.notrun'))
     results, walls, reports, bootleaks = {}, {}, [], {}
+    rounds = {}
+    seen = []
     for dev in a.devs:
         d = os.path.join(a.out, dev)
-        res = blktests_results(d)
+        rounds[dev] = blktests_rounds(d)
+        res = rounds[dev][0][1]
         console = read_lines(os.path.join(d, 'console.log'))
-        w, reps, bl = read_console(console)
+        w, reps, bl, rcres = read_console(console)
         # ./check's own output, where it was kept, over the console's copy
-        skips = skip_reasons(console)
-        skips.update(skip_reasons(read_lines(os.path.join(d, 'blktests', 'check.log'))))
+        skips = skip_reasons(plain(console))
+        skips.update(skip_reasons(plain(read_lines(os.path.join(d, 'blktests', 'check.log')))))
         for key, r in res.items():
             if r['status'] == 'not run':
                 r['reason'] = skips.get(key, '')
+        res.update(kselftest_results(d, notrun))
+        res.update(rcres)
+        res.update(perftest_results(d))
+        for k in res:
+            if k not in seen:
+                seen.append(k)
         results[dev] = res
         walls[dev] = w
         bootleaks[dev] = bl
@@ -241,43 +477,76 @@ def main():
             rep['dev'] = dev
         reports += reps
     reports = merge_reports(reports)
+    keys = order(seen)
+    suites = [s for s in SUITES if any(k[0] == s for k in keys)]
 
-    keys = sorted({k for res in results.values() for k in res},
-                  key=lambda k: (k[0].split('/')[0], int(k[0].split('/')[1]), k[1]))
-    width = max([len(f'{t} ({c})') for t, c in keys] + [10])
+    width = max([len(name_of(k)) for k in keys] + [10])
     lines = []
     head = f"{'test':<{width}}  " + '  '.join(f'{d:<18}' for d in a.devs)
-    lines += [head, '-' * len(head)]
     short = []
-    notrun = {}
-    for t, c in keys:
-        name = f'{t} ({c})' if c else t
-        row = [results[d].get((t, c)) for d in a.devs]
-        lines.append(f'{name:<{width}}  ' + '  '.join(f'{cell(r):<18}' for r in row))
-        for d, r in zip(a.devs, row):
-            if r and r['status'] == 'not run':
-                notrun.setdefault((r['reason'] or 'no reason printed'), {}).setdefault(
-                    d, []).append(name)
-        others = [results[d].get((t, c)) for d in a.devs if d != 'rdmasim']
-        mine = results.get('rdmasim', {}).get((t, c))
-        if 'rdmasim' in a.devs and any(o and o['status'] == 'pass' for o in others) \
-                and not (mine and mine['status'] == 'pass'):
-            short.append(f'{name}: passes on another device, {cell(mine)} on rdmasim')
+    notruns = {}
+    for suite in suites:
+        lines += ['', f'{suite}:', head, '-' * len(head)]
+        for k in [k for k in keys if k[0] == suite]:
+            name = name_of(k)
+            row = [results[d].get(k) for d in a.devs]
+            lines.append(f'{name:<{width}}  ' + '  '.join(f'{cell(r, False):<18}' for r in row))
+            for d, r in zip(a.devs, row):
+                if r and r['status'] == 'not run':
+                    why = f"{suite}: {r['reason'] or 'no reason printed'}"
+                    notruns.setdefault(why, {}).setdefault(d, []).append(k[1])
+            others = [results[d].get(k) for d in a.devs if d != 'rdmasim']
+            mine = results.get('rdmasim', {}).get(k)
+            if 'rdmasim' in a.devs and any(o and o['status'] == 'pass' for o in others) \
+                    and not (mine and mine['status'] == 'pass'):
+                short.append(f'{suite} {name}: passes on another device, {cell(mine)} on rdmasim')
     lines.append('')
-    lines.append('suite wall time (s): ' + ', '.join(
-        f"{d} {walls[d].get('blktests', '?')}" for d in a.devs))
-    lines.append('tests: ' + ', '.join(
-        f"{d} {sum(r['status'] == 'pass' for r in results[d].values())} pass / "
-        f"{sum(r['status'] == 'fail' for r in results[d].values())} fail / "
-        f"{sum(r['status'] == 'not run' for r in results[d].values())} not run"
-        for d in a.devs))
+    lines.append('per suite: tests passed / failed / not run; wall time (s)')
+    for suite in suites:
+        parts = []
+        for d in a.devs:
+            rs = [r for k, r in results[d].items() if k[0] == suite]
+            parts.append(f"{d} {sum(r['status'] == 'pass' for r in rs)}/"
+                         f"{sum(r['status'] == 'fail' for r in rs)}/"
+                         f"{sum(r['status'] == 'not run' for r in rs)} "
+                         f"{walls[d].get(suite, '?')} s")
+        ratio = ''
+        mine = walls.get('rdmasim', {}).get(suite)
+        if mine:
+            ratio = ' (' + ', '.join(
+                f'rdmasim/{d} {mine / walls[d][suite]:.2f}' for d in a.devs
+                if d != 'rdmasim' and walls[d].get(suite)) + ')'
+        lines.append(f'  {suite:<10} ' + ', '.join(parts) + (ratio if ratio != ' ()' else ''))
+    flaky = []
+    if any(len(r) > 1 for r in rounds.values()):
+        lines.append('')
+        lines.append('repeatability: blktests run again in the same boot')
+        for d in a.devs:
+            if len(rounds[d]) > 1:
+                more, differs = repeatability(d, rounds[d], walls[d])
+                lines += more
+                if differs and d == 'rdmasim':
+                    flaky.append('rdmasim: blktests results differ between rounds')
+    lines.append('')
+    lines.append('failed, with the reason:')
+    nfail = 0
+    for k in keys:
+        for d in a.devs:
+            r = results[d].get(k)
+            if r and r['status'] == 'fail':
+                nfail += 1
+                lines.append(f'  {d:<8} {k[0]} {name_of(k)}: {r["reason"] or "no reason given"}')
+    if not nfail:
+        lines.append('  none')
     lines.append('')
     lines.append('not run, by reason:')
-    for reason, per in sorted(notrun.items()):
+    for reason, per in sorted(notruns.items()):
         lines.append(f'  {reason}')
         for d in a.devs:
             if d in per:
-                lines.append(f"    {d}: {' '.join(per[d])}")
+                more = len(per[d]) - 6
+                lines.append(f"    {d}: {' '.join(per[d][:6])}" +
+                             (f' and {more} more' if more > 0 else ''))
     lines.append('')
     lines.append('kernel reports (device, test, kind, first line):')
     if not reports:
@@ -291,25 +560,26 @@ def main():
         bl = bootleaks.get(d)
         lines.append(f"  {d}: kmemleak objects of the boot, cleared before the suites: "
                      f"{'?' if bl is None else bl}")
-    lines.append('  the nvmet/rdma_cm lockdep report (Documentation/ulps.rst, Findings) '
-                 'does not fire: the test kernel gives listening IDs\' handler_mutex a '
-                 'lockdep class of their own (kunit/patches/7.3/)')
+    notes = [(suite, note) for suite, note in NOTES if suite in suites]
+    for suite, note in notes:
+        lines.append(f'  {suite}: {note}')
     charged = [r for r in reports if r['dev'] == 'rdmasim']
     if a.require_pass:
         for d in a.devs:
             if not results[d]:
                 short.append(f'{d}: no test ran')
-            for (t, c), r in sorted(results[d].items()):
-                if r['status'] != 'pass':
-                    name = f'{t} ({c})' if c else t
-                    short.append(f'{name} on {d}: {cell(r)} {r["reason"]}'.rstrip())
+            for k in keys:
+                r = results[d].get(k)
+                if r and r['status'] != 'pass':
+                    short.append(f'{name_of(k)} on {d}: {cell(r, False)} {r["reason"]}'.rstrip())
     lines.append('')
+    short += flaky
     lines.append('acceptance: ' + ('met' if not short and not charged else 'NOT met'))
     for s in short:
         lines.append(f'  {s}')
     for r in charged:
         lines.append(f"  kernel report on rdmasim in {r['test']}: {r['title']}")
-    text = '\n'.join(lines) + '\n'
+    text = '\n'.join(lines[1:]) + '\n'
     if a.txt:
         with open(a.txt, 'w') as f:
             f.write(text)
@@ -321,55 +591,83 @@ def main():
                 'devices': a.devs,
                 'wall_seconds': walls,
                 'boot_kmemleak_objects_cleared': bootleaks,
-                'tests': [{'suite': 'blktests', 'test': t, 'cond': c,
-                           'results': {d: results[d].get((t, c)) for d in a.devs}}
-                          for t, c in keys],
+                'tests': [{'suite': k[0], 'test': k[1], 'cond': k[2],
+                           'results': {d: results[d].get(k) for d in a.devs}}
+                          for k in keys],
                 'reports': reports,
+                'notes': [f'{suite}: {note}' for suite, note in notes],
                 'acceptance': {'short': short,
                                'reports_on_rdmasim': charged},
             }, f, indent=1)
     if a.svg:
         with open(a.svg, 'w') as f:
-            f.write(svg(keys, results, walls, a.devs))
+            f.write(svg(keys, suites, results, walls, a.devs))
     return 1 if short or charged else 0
 
 
-def svg(keys, results, walls, devs):
-    """the table as a picture: a row per test, a column per device,
-    green pass, red fail, grey not run, the seconds in each cell; the
-    suites' wall times as bars under it"""
-    cw, rh, lw = 110, 16, 200
+def svg_rows(keys, results, devs):
+    """the picture's rows: every test but rdma-core's, which get one row
+    per test module (pass/fail/not run counts)"""
+    rows = []
+    mods = {}
+    for k in keys:
+        if k[0] != 'rdma-core':
+            rows.append((name_of(k), {d: results[d].get(k) for d in devs}))
+            continue
+        mod = k[1].rsplit('.', 2)[0]
+        if mod not in mods:
+            mods[mod] = {d: [0, 0, 0] for d in devs}
+            rows.append((mod, mods[mod]))
+        for d in devs:
+            r = results[d].get(k)
+            if r:
+                mods[mod][d][('pass', 'fail', 'not run').index(r['status'])] += 1
+    return rows
+
+
+def svg(keys, suites, results, walls, devs):
+    """the table as a picture: a row per test (rdma-core's per module), a
+    column per device, green pass, red fail, grey not run, the seconds in
+    each cell; each suite's wall times as bars under it"""
+    cw, rh, lw = 110, 16, 330
     colour = {'pass': '#5cb85c', 'fail': '#d9534f', 'not run': '#cccccc'}
-    h = 40 + rh * len(keys) + 30 + 22 * len(devs) + 20
+    rows = svg_rows(keys, results, devs)
+    h = 40 + rh * len(rows) + 30 + len(suites) * (22 * len(devs) + 20) + 20
     w = lw + cw * len(devs) + 20
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
            'font-family="monospace" font-size="11">',
            f'<rect width="{w}" height="{h}" fill="white"/>',
-           '<text x="4" y="14" font-size="13">make peers: blktests on '
-           'rdmasim, siw and rxe (debug UML kernel)</text>']
+           '<text x="4" y="14" font-size="13">make peers: ' + ', '.join(suites) +
+           ' on ' + ', '.join(devs) + ' (debug UML kernel)</text>']
     for j, d in enumerate(devs):
         out.append(f'<text x="{lw + j * cw + 4}" y="34">{d}</text>')
-    for i, (t, c) in enumerate(keys):
+    for i, (name, per) in enumerate(rows):
         y = 40 + i * rh
-        name = f'{t} ({c})' if c else t
-        out.append(f'<text x="4" y="{y + 12}">{name}</text>')
+        out.append(f'<text x="4" y="{y + 12}">{html.escape(name[:52])}</text>')
         for j, d in enumerate(devs):
-            r = results[d].get((t, c))
-            fill = colour.get(r['status'], '#ffffff') if r else '#ffffff'
-            label = cell(r).replace('not run', 'skip')
+            r = per[d]
+            if isinstance(r, list):
+                fill = '#d9534f' if r[1] else '#5cb85c' if r[0] else '#cccccc'
+                label = f'{r[0]} ok {r[1]} F {r[2]} -'
+            else:
+                fill = colour.get(r['status'], '#ffffff') if r else '#ffffff'
+                label = cell(r, False).replace('not run', 'skip')
             out.append(f'<rect x="{lw + j * cw}" y="{y}" width="{cw - 2}" '
                        f'height="{rh - 2}" fill="{fill}"/>')
             out.append(f'<text x="{lw + j * cw + 3}" y="{y + 11}">{label}</text>')
-    y = 40 + rh * len(keys) + 24
-    out.append(f'<text x="4" y="{y}">suite wall time</text>')
-    most = max([walls[d].get('blktests', 0) for d in devs] + [1])
-    for j, d in enumerate(devs):
-        s = walls[d].get('blktests', 0)
-        yy = y + 8 + j * 22
-        out.append(f'<text x="4" y="{yy + 12}">{d}</text>')
-        out.append(f'<rect x="{lw}" y="{yy}" width="{max(1, int(s / most * cw * len(devs)))}" '
-                   f'height="16" fill="#428bca"/>')
-        out.append(f'<text x="{lw + 4}" y="{yy + 12}" fill="white">{s} s</text>')
+    y = 40 + rh * len(rows) + 24
+    for suite in suites:
+        out.append(f'<text x="4" y="{y}">{suite}: wall time</text>')
+        most = max([walls[d].get(suite, 0) for d in devs] + [1])
+        for j, d in enumerate(devs):
+            s = walls[d].get(suite, 0)
+            yy = y + 8 + j * 22
+            out.append(f'<text x="4" y="{yy + 12}">{d}</text>')
+            out.append(f'<rect x="{lw}" y="{yy}" '
+                       f'width="{max(1, int(s / most * cw * len(devs)))}" '
+                       f'height="16" fill="#428bca"/>')
+            out.append(f'<text x="{lw + 4}" y="{yy + 12}" fill="white">{s} s</text>')
+        y += 22 * len(devs) + 20
     out.append('</svg>\n')
     return '\n'.join(out)
 

@@ -9,6 +9,16 @@
 #              NVMET_BLKDEV_TYPES, IPv6 link-local) and the srp group, from
 #              a copy of $BLKTESTS with scripts/peers/blktests-*.patch
 #              applied (USE_RDMASIM=1 next to USE_RXE=1)
+#   kselftest  the kernel's tools/testing/selftests/rdma from the kernel
+#              source in use, with scripts/peers/kselftest-*.patch applied
+#              (the link type a variable), installed and run as kselftest
+#              runs them; scripts/peers/kselftest-rdma.notrun names those
+#              not run, and why
+#   rdma-core  rdma-core's own tests (tests/, pyverbs; rdma-core 65 as
+#              make check builds it) on a device on a veth end, so that the
+#              rdma_cm and Ethernet-only cases run
+#   perftest   perftest's programs through its run_perftest_loopback
+#              (perftest 25.01 has no --data_validation)
 # and the table of scripts/peers-table.py: test x device, pass / fail /
 # not run with the reason, seconds, each suite's wall time, and every
 # kernel report with the test that caused it (out/peers.txt, .json, .svg).
@@ -17,7 +27,12 @@
 #   BLKTESTS=<dir> make peers       your own blktests clone (unmodified)
 #   PEERS_DEVS="rdmasim siw"        some device types only
 #   PEERS_BLKTESTS="nvme/010 srp"   some tests or groups only
-#   PEERS_SUITES=blktests           some suites only
+#   PEERS_SUITES=kselftest          some suites only (blktests kselftest
+#                                   rdma-core perftest)
+#   PEERS_RDMA_CORE_TESTS="*_mr.*"  some of rdma-core's tests (fnmatch
+#                                   patterns on their ids)
+#   PEERS_BLKTESTS_ROUNDS=5         blktests 5 times in a row in each boot
+#                                   (the table: results that differ)
 #
 # Nothing is fetched: blktests comes from $BLKTESTS (default: the
 # unmodified tree in ../shared/peers/). Exits non-zero when a suite's
@@ -35,7 +50,7 @@ set -euo pipefail
 
 PEERS_DEVS=${PEERS_DEVS:-rdmasim siw rxe}
 PEERS_BLKTESTS=${PEERS_BLKTESTS:-nvme srp}
-PEERS_SUITES=${PEERS_SUITES:-blktests}
+PEERS_SUITES=${PEERS_SUITES:-blktests kselftest rdma-core perftest}
 # NVMe namespaces of 350 MiB, the least the nvme group asks for
 # (nvme/012): files, and loop devices over files, in the guest's results
 # file system (guest/peers.sh)
@@ -45,12 +60,24 @@ PEERS_OUT=${PEERS_OUT:-$RSIM_OUT/peers}
 for d in $PEERS_DEVS; do
 	case $d in rdmasim | siw | rxe) ;; *) die "PEERS_DEVS: $d is not rdmasim, siw or rxe" ;; esac
 done
+for s in $PEERS_SUITES; do
+	case $s in
+	blktests | kselftest | rdma-core | perftest) ;;
+	*) die "PEERS_SUITES: $s is not blktests, kselftest, rdma-core or perftest" ;;
+	esac
+done
 
 t0=$(date +%s)
-# the suites so far need no project tool nor rdma-core 65
-RSIM_UML_TOOLS=0 rsim_uml_ready debug uml-7.3
+# rdma-core's tests and perftest run rdma-core 65's build (and rdmasim's
+# provider): rsim_uml_ready builds them where one of them is asked for
+tools=0
+case " $PEERS_SUITES " in *" rdma-core "* | *" perftest "*) tools=1 ;; esac
+RSIM_UML_TOOLS=$tools rsim_uml_ready debug uml-7.3
 
 rsim_peers_prepare "$PEERS_OUT" "$RSIM_BLKTESTS"
+case " $PEERS_SUITES " in
+*" kselftest "*) rsim_peers_kselftest "$PEERS_OUT" "$RSIM_KSRC" ;;
+esac
 
 # peer_boot <dev>: one boot, the suites on <dev>
 peer_boot() {

@@ -21,8 +21,9 @@ PKGS="$PKGS cmake ninja-build pkg-config dpkg-dev libnl-3-dev
 
 # the outside suites (scripts/peers.sh, make peers, and make check's
 # subset): what blktests' nvme and srp groups run (fio, nvme-cli,
-# multipath-tools, sg3-utils, mkfs.xfs, killall; gawk for blktests itself)
-PKGS="$PKGS fio nvme-cli multipath-tools sg3-utils xfsprogs e2fsprogs psmisc gawk"
+# multipath-tools, sg3-utils, mkfs.xfs, killall; gawk for blktests itself;
+# rsync for kselftest's install of the kernel's rdma selftests)
+PKGS="$PKGS fio nvme-cli multipath-tools sg3-utils xfsprogs e2fsprogs psmisc gawk rsync"
 
 # the stock-kernel boots and the DKMS test (scripts/lib-stock.sh, dkms.sh),
 # installed without recommends: no graphical front end for QEMU

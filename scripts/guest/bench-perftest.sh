@@ -30,14 +30,6 @@
 
 PT_DBG=/sys/kernel/debug/rdmasim/rdmasim0/datapath
 
-# perftest turns cycles into times with the frequency it samples (rdtsc
-# against gettimeofday) and refuses to report without a "cpu MHz" line in
-# /proc/cpuinfo, which UML's lacks; a value 2% off the sample is replaced
-pt_cpu_mhz() {
-	{ cat /proc/cpuinfo; echo "cpu MHz		: 1.000"; } >/run/cpuinfo
-	mount --bind /run/cpuinfo /proc/cpuinfo
-}
-
 # pt_count name: the counter <name> of rdmasim0's datapath file
 pt_count() {
 	awk -v k="$1" '$1 == k { print $2 }' "$PT_DBG"
@@ -146,7 +138,7 @@ for pt_env in "" RSIM_NO_MAP=1; do
 done
 
 if [ -x "${RSIM_RDMA_CORE_PERFTEST:-}/ib_write_lat" ]; then
-	pt_cpu_mhz
+	cpuinfo_mhz
 	pt_test ib_write_lat 8 5000
 	pt_test ib_send_lat 8 5000
 	pt_test ib_write_bw 65536 2000

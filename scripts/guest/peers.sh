@@ -12,13 +12,17 @@
 #                      rdmasim.ko among the kernel's modules (depmod run):
 #                      bind-mounted on /lib/modules, so that the suites'
 #                      plain modprobe and modinfo find every module
-#   RSIM_PEER_SUITES   which of blktests, kselftest to run
+#   RSIM_PEER_SUITES   which of blktests, kselftest, rdma-core, perftest
+#                      to run (rdma-core's and perftest's programs: the
+#                      build that RSIM_RDMA_CORE_ENV names)
 #   RSIM_BLKTESTS      the patched blktests tree (scripts/peers.sh made it)
 #   RSIM_BLKTESTS_RUN  the tests or groups given to blktests' ./check
 #   RSIM_NVME_IMG_SIZE blktests' NVME_IMG_SIZE
 #   RSIM_NVMET_BLKDEV_TYPES  blktests' NVMET_BLKDEV_TYPES
+#   RSIM_BLKTESTS_ROUNDS     how many times to run them (default 1)
 #   RSIM_KSELFTEST     the kernel's tools/testing/selftests/rdma, with the
-#                      link type changed (scripts/peers.sh made it)
+#                      link type a variable, installed as kselftest
+#                      installs it (scripts/peers.sh made it)
 # Each suite runs as its users run it; this script only sets the stage:
 # an Ethernet pair with IPv6 link-local addresses for the soft devices to
 # bind to, modules where modprobe looks, kmemleak cleared of what the boot
@@ -31,8 +35,13 @@ peer_stage() {
 	local kver
 	read -r kver </proc/sys/kernel/osrelease
 	# what a distribution's boot sets up and the suites expect: /dev/fd
-	# (bash's process substitution), configfs (nvmet, LIO)
+	# (bash's process substitution), /dev/stdout and the others
+	# (kselftest's runner writes each test's output there: without the
+	# link it would fill a file of that name), configfs (nvmet, LIO)
 	[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+	for i in 0:stdin 1:stdout 2:stderr; do
+		[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%:*}" "/dev/${i#*:}"
+	done
 	check "peer_configfs" mount -t configfs none /sys/kernel/config
 	mkdir -p $peer_out
 	check "peer_out_mounted" mount -t hostfs none $peer_out -o "$RSIM_PEER_OUT"
@@ -142,33 +151,159 @@ peer_suite_end() {
 }
 
 # blktests: the nvme group over NVMe/RDMA on IPv6 link-local addresses,
-# both namespace kinds, and the srp group, on $RSIM_PEER_DEV. Its results
-# (blktests' own files, and ./check's output in check.log: a skip's
-# reasons are only there) are written to a tmpfs (a file namespace needs
-# O_DIRECT, which hostfs has not) and copied out when it ends.
+# both namespace kinds, and the srp group, on $RSIM_PEER_DEV;
+# RSIM_BLKTESTS_ROUNDS times in a row (make peers' PEERS_BLKTESTS_ROUNDS:
+# its repeatability), round 1 in blktests/, round N in blktests.roundN/.
+# Each round's results (blktests' own files, and ./check's output in
+# check.log: a skip's reasons are only there) are written to ext4 (a
+# file namespace needs O_DIRECT, which hostfs has not; see
+# peer_results_fs) and copied out when it ends.
 peer_blktests() {
-	local out=/run/blktests-results use=
+	local fs=/run/blktests-results use='' r=1 name
 	case $RSIM_PEER_DEV in
 	rxe) use="USE_RXE=1" ;;
 	rdmasim) use="USE_RDMASIM=1" ;;
 	esac
-	check "blktests_results_fs" peer_results_fs $out
-	peer_suite_begin blktests
-	local run bd
+	check "blktests_results_fs" peer_results_fs $fs
+	while [ $r -le "${RSIM_BLKTESTS_ROUNDS:-1}" ]; do
+		name=blktests
+		[ $r = 1 ] || name=blktests.round$r
+		peer_blktests_round $name "$fs/$name" "$use"
+		r=$((r + 1))
+	done
+}
+
+# peer_blktests_round name dir use: one run of ./check, its results in
+# dir, copied to $peer_out/name, then removed
+peer_blktests_round() {
+	local out="$2" run bd
+	mkdir -p "$out"
+	peer_suite_begin "$1"
 	run=$(echo "$RSIM_BLKTESTS_RUN" | tr , ' ')
 	bd=$(echo "${RSIM_NVMET_BLKDEV_TYPES:-device,file}" | tr , ' ')
 	# shellcheck disable=SC2086 # the list of tests: words on purpose
 	(cd "$RSIM_BLKTESTS" &&
-		env $use NVMET_TRTYPES=rdma NVMET_BLKDEV_TYPES="$bd" \
+		env $3 NVMET_TRTYPES=rdma NVMET_BLKDEV_TYPES="$bd" \
 			nvme_adrfam=ipv6 NVME_IMG_SIZE="${RSIM_NVME_IMG_SIZE:-350m}" \
-			./check -o $out $run) 2>&1 | tee $out/check.log >/dev/console
-	peer_suite_end blktests
-	mkdir -p $peer_out/blktests
+			./check -o "$out" $run) 2>&1 | tee "$out/check.log" >/dev/console
+	peer_suite_end "$1"
+	mkdir -p "$peer_out/$1"
 	# the results less the tests' scratch directories (tmpdir.*)
-	(cd $out && find . -name 'tmpdir.*' -prune -o -type f -print |
-		cpio -pdm --quiet $peer_out/blktests)
-	check "blktests_results_copied" sh -c "ls -d $peer_out/blktests/nodev*"
+	(cd "$out" && find . -name 'tmpdir.*' -prune -o -type f -print |
+		cpio -pdm --quiet "$peer_out/$1")
+	check "${1}_results_copied" sh -c "ls -d $peer_out/$1/nodev*"
+	rm -rf "$out"
+}
+
+# kselftest: the kernel's rdma selftests, each run by kselftest's own
+# run_kselftest.sh (TAP on stdout, kept in kselftest/<test>.tap) with the
+# link type and module of $RSIM_PEER_DEV, one at a time so that each has
+# its seconds (kselftest/seconds: the test, /proc/uptime before and
+# after), with a timeout of 600 s instead of kselftest's 45 (the debug
+# kernel: rxe_netns_names.sh takes 230 to 310 s on every device; the
+# table's notes say so). Those that scripts/peers/kselftest-rdma.notrun
+# names are not run; the table gives its reason.
+peer_kselftest() {
+	local t t0 t1 rest out=$peer_out/kselftest
+	local notrun="$RSIM_TOP/scripts/peers/kselftest-rdma.notrun"
+	mkdir -p "$out"
+	: >"$out/seconds"
+	peer_suite_begin kselftest
+	while IFS= read -r t; do
+		if grep -q "^$t	" "$notrun"; then
+			continue
+		fi
+		say "RSIM-PEER kselftest $t"
+		read -r t0 rest </proc/uptime
+		(cd "$RSIM_KSELFTEST" &&
+			env RDMA_LINK_TYPE="$RSIM_PEER_DEV" RDMA_LINK_MODULE="$(peer_module)" \
+				./run_kselftest.sh --override-timeout 600 -t "$t") 2>&1 |
+			tee "$out/${t#*:}.tap" >/dev/console
+		read -r t1 rest </proc/uptime
+		echo "$t $t0 $t1" >>"$out/seconds"
+	done <"$RSIM_KSELFTEST/kselftest-list.txt"
+	peer_suite_end kselftest
+	cp "$RSIM_KSELFTEST/kselftest-list.txt" "$out/"
+}
+
+# peer_link_up name [netdev] / peer_link_down name: a device of
+# $RSIM_PEER_DEV on rsim_pv0 (or netdev) as a user makes one (rdma link
+# add), its port ACTIVE and, for RoCE (rdmasim, rxe), its link-local RoCE
+# v2 GID in place; then gone with its module
+peer_link_up() {
+	modprobe "$(peer_module)" &&
+		rdma link add "$1" type "$RSIM_PEER_DEV" netdev "${2:-rsim_pv0}" &&
+		wait_for "$1's port to be ACTIVE" 60 port_active "$1" || return 1
+	[ "$RSIM_PEER_DEV" = siw ] ||
+		wait_for "$1's RoCE v2 GID" 60 roce_v2_gid "$1"
+}
+
+peer_link_down() {
+	rdma link del "$1" && modprobe -r "$(peer_module)"
+}
+
+# rdma-core: its own tests (tests/, pyverbs, rdma-core 65 as make check
+# builds it) on one device of $RSIM_PEER_DEV on rsim_pv0, so that the
+# rdma_cm tests find its link-local address; guest/rdma-core-tests.sh runs
+# them and prints one RSIM-RDMACORE line per test to the console, which
+# the table reads (the seconds between two lines are a test's)
+peer_rdma_core() {
+	local dev="${RSIM_PEER_DEV}_pv0"
+	check "rdma_core_${dev}_up" peer_link_up "$dev" || return 0
+	peer_suite_begin rdma-core
+	RSIM_RDMA_CORE_DEVS=$dev
+	# some tests only (PEERS_RDMA_CORE_TESTS: patterns, commas here)
+	RSIM_RDMA_CORE_TESTS=$(echo "${RSIM_RDMA_CORE_TESTS:-}" | tr , ' ')
+	export RSIM_RDMA_CORE_TESTS
+	# shellcheck source=rdma-core-tests.sh
+	. "$RSIM_TOP/scripts/guest/rdma-core-tests.sh"
+	peer_suite_end rdma-core
+	check "rdma_core_${dev}_down" peer_link_down "$dev"
+}
+
+# perftest: each program make check builds, server and client on one
+# device of $RSIM_PEER_DEV through perftest's own run_perftest_loopback
+# (both on CPU 0, the boot's only one; the client connects to
+# "localhost"), 1000 iterations, as its users run it: rdmasim and rxe on
+# rsim_pv0, exchanging their QPs' numbers over TCP; siw on lo, its usual
+# loopback, with -R (iWARP connects through rdma_cm only, which binds
+# "localhost" to the device on lo). perftest 25.01 has no
+# --data_validation: a program passes when it exits 0. Each program's
+# output goes to perftest/<program>.out, and a line to perftest/results:
+# the program, its exit status, /proc/uptime before and after.
+peer_perftest() {
+	local dev="${RSIM_PEER_DEV}_pv0" out=$peer_out/perftest p rc t0 t1 rest
+	local cm='' nd=rsim_pv0 loop
+	# shellcheck disable=SC1090 # the build's
+	. "$RSIM_RDMA_CORE_ENV"
+	loop="${RSIM_RDMA_CORE_PERFTEST%/build}/src/run_perftest_loopback"
+	export LD_LIBRARY_PATH="$RSIM_RDMA_CORE_LIB"
+	[ "$RSIM_PEER_DEV" = rdmasim ] &&
+		export RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
+	if [ "$RSIM_PEER_DEV" = siw ]; then
+		cm=-R nd=lo dev=siw_lo
+	fi
+	mkdir -p "$out"
+	: >"$out/results"
+	check "perftest_cpu_mhz" cpuinfo_mhz
+	check "perftest_${dev}_up" peer_link_up "$dev" $nd || return 0
+	peer_suite_begin perftest
+	for p in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat; do
+		say "RSIM-PEER perftest $p"
+		read -r t0 rest </proc/uptime
+		# shellcheck disable=SC2086 # $cm: no word or one
+		timeout 120 sh "$loop" 0 0 "$RSIM_RDMA_CORE_PERFTEST/$p" -d "$dev" \
+			-F -n 1000 $cm >"$out/$p.out" 2>&1
+		rc=$?
+		read -r t1 rest </proc/uptime
+		echo "$p $rc $t0 $t1" >>"$out/results"
+	done
+	peer_suite_end perftest
+	check "perftest_${dev}_down" peer_link_down "$dev"
 }
 
 peer_stage
 case ",$RSIM_PEER_SUITES," in *,blktests,*) peer_blktests ;; esac
+case ",$RSIM_PEER_SUITES," in *,kselftest,*) peer_kselftest ;; esac
+case ",$RSIM_PEER_SUITES," in *,rdma-core,*) peer_rdma_core ;; esac
+case ",$RSIM_PEER_SUITES," in *,perftest,*) peer_perftest ;; esac
