@@ -45,6 +45,12 @@ _spec = importlib.util.spec_from_file_location(
     'judge_log', os.path.join(os.path.dirname(os.path.abspath(__file__)), 'judge-log.py'))
 jlp = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(jlp)
+# judge-rdma-core.py's line of rdma-core-tests.py: one definition of it
+_spec = importlib.util.spec_from_file_location(
+    'judge_rdma_core',
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), 'judge-rdma-core.py'))
+jrc = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(jrc)
 
 
 def kind_of(block):
@@ -67,7 +73,8 @@ TSV = re.compile(r'^\[\s*(\d+\.\d+)\]')
 TESTMARK = re.compile(r'RSIM-PEER (kselftest|perftest) (\S+)\s*$')
 # guest/rdma-core-tests.py's lines
 RC_BEGIN = re.compile(r'RSIM-RDMACORE-BEGIN (\S+)')
-RC_LINE = re.compile(r'RSIM-RDMACORE (\S+) (ok|skip|fail|error|notrun) (\S+) ?(.*)$')
+RC_LINE = jrc.LINE
+RC_STDERR = re.compile(r'RSIM-RDMACORE-STDERR \S+: (.*)$')
 # run_kselftest.sh's result of a test, and a test's own KTAP lines, which
 # it prints prefixed with "# "
 KS_TOP = re.compile(r'^(ok|not ok) \d+ selftests: \S+: (\S+)(?: # (SKIP|TIMEOUT|exit=\d+)\b ?(.*?))?\s*$')
@@ -329,6 +336,20 @@ def read_console(raw):
         m = RC_BEGIN.search(text)
         if m:
             current, pending, rc_prev = 'rdma-core', [], ts
+            # the run itself, failed until its total line: a runner that
+            # died (a provider's assertion) leaves the rest of the tests
+            # without a line
+            rcres[('rdma-core', '(the run to its end)', '')] = {
+                'status': 'fail', 'reason': 'no total line: the runner stopped',
+                'seconds': None}
+        if jrc.TOTAL.search(text):
+            rcres[('rdma-core', '(the run to its end)', '')].update(status='pass', reason='')
+        m = RC_STDERR.search(text)
+        if m and rcres.get(('rdma-core', '(the run to its end)', ''), {}).get('status') == 'fail':
+            r = rcres[('rdma-core', '(the run to its end)', '')]
+            if r['reason'].startswith('no total line'):
+                r['reason'] = f'the runner stopped: {m.group(1)[:160]}'
+
         m = RC_LINE.search(text)
         if m:
             _, status, test, reason = m.groups()
