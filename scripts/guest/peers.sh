@@ -307,7 +307,7 @@ case ",$RSIM_PEER_SUITES," in *,blktests,*) peer_blktests ;; esac
 case ",$RSIM_PEER_SUITES," in *,rdma-core,*) peer_rdma_core ;; esac
 case ",$RSIM_PEER_SUITES," in *,perftest,*) peer_perftest ;; esac
 # last: it switches the RDMA core to exclusive netns mode and back and
-# moves devices between namespaces; rdma-core's tests on rxe run after it
-# in the same boot failed to resolve addresses (ETIMEDOUT creating AHs),
-# where on rdmasim they did not
+# moves devices between namespaces, which no other suite should inherit
+# (in one run, rdma-core's tests on rxe after it failed to resolve
+# addresses, ETIMEDOUT creating AHs; a boot of its own did not repeat it)
 case ",$RSIM_PEER_SUITES," in *,kselftest,*) peer_kselftest ;; esac
