@@ -221,11 +221,13 @@ def kselftest_results(devdir, notrun):
     and one more row per subtest of its KTAP ("<test>: <description>")"""
     out = {}
     d = os.path.join(devdir, 'kselftest')
-    times = {}
+    times, forks = {}, {}
     for line in read_lines(os.path.join(d, 'seconds')):
         w = line.split()
-        if len(w) == 3:
+        if len(w) in (3, 5):
             times[w[0]] = float(w[2]) - float(w[1])
+        if len(w) == 5:
+            forks[w[0]] = int(w[4]) - int(w[3])
     for test in read_lines(os.path.join(d, 'kselftest-list.txt')):
         test = test.strip()
         if not test:
@@ -271,6 +273,8 @@ def kselftest_results(devdir, notrun):
                 continue
             if line.startswith('# ') and not KS_QUIET.match(line):
                 diag.append(line[2:].strip())
+        if test in forks:
+            top['processes'] = forks[test]
         out[('kselftest', test, '')] = top
         for name, r in subs:
             out[('kselftest', name, '')] = r
@@ -448,7 +452,8 @@ NOTES = [
     '(kunit/patches/7.3/)'),
     ('kselftest', "run_kselftest.sh --override-timeout 600: kselftest's 45 s is too short "
      'for rxe_netns_names.sh on the debug UML kernel, on every device (230 to 310 s: '
-     'some 600 short-lived ip and rdma processes, and an exec is slow under UML)'),
+     'about 500 short-lived ip and rdma processes, each about 0.5 s under UML; '
+     'the profile per device is below)'),
     ('perftest', 'perftest 25.01 (the newest packaged) has no --data_validation: its own '
      'run_perftest_loopback, 1000 iterations, rdmasim and rxe on a veth end, siw on lo '
      'with -R (rdma_cm); a program passes when it exits 0'),
@@ -582,6 +587,14 @@ def main():
         lines.append(f"  {d}: kmemleak objects of the boot, cleared before the suites: "
                      f"{'?' if bl is None else bl}")
     notes = [(suite, note) for suite, note in NOTES if suite in suites]
+    # the profile of the kselftest scripts: their time per process started
+    for k in keys:
+        for d in a.devs:
+            r = results[d].get(k)
+            if r and r.get('processes') and r.get('seconds'):
+                notes.append((k[0], f"{k[1]} on {d}: {r['seconds']:.0f} s, "
+                              f"{r['processes']} processes started, "
+                              f"{r['seconds'] / r['processes'] * 1000:.0f} ms per process"))
     for suite, note in notes:
         lines.append(f'  {suite}: {note}')
     charged = [r for r in reports if r['dev'] == 'rdmasim']

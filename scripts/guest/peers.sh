@@ -198,13 +198,22 @@ peer_blktests_round() {
 # kselftest: the kernel's rdma selftests, each run by kselftest's own
 # run_kselftest.sh (TAP on stdout, kept in kselftest/<test>.tap) with the
 # link type and module of $RSIM_PEER_DEV, one at a time so that each has
-# its seconds (kselftest/seconds: the test, /proc/uptime before and
-# after), with a timeout of 600 s instead of kselftest's 45 (the debug
+# its seconds and the processes it started (kselftest/seconds: the test,
+# /proc/uptime before and after, /proc/stat's "processes" before and
+# after: what these scripts' time goes to under UML), with a timeout of 600 s instead of kselftest's 45 (the debug
 # kernel: rxe_netns_names.sh takes 230 to 310 s on every device; the
 # table's notes say so). Those that scripts/peers/kselftest-rdma.notrun
 # names are not run; the table gives its reason.
+# peer_forks: the processes started since boot (/proc/stat)
+peer_forks() {
+	local k v
+	while read -r k v; do
+		[ "$k" = processes ] && echo "$v" && return
+	done </proc/stat
+}
+
 peer_kselftest() {
-	local t t0 t1 rest out=$peer_out/kselftest
+	local t t0 t1 p0 p1 rest out=$peer_out/kselftest
 	local notrun="$RSIM_TOP/scripts/peers/kselftest-rdma.notrun"
 	mkdir -p "$out"
 	: >"$out/seconds"
@@ -215,12 +224,14 @@ peer_kselftest() {
 		fi
 		say "RSIM-PEER kselftest $t"
 		read -r t0 rest </proc/uptime
+		p0=$(peer_forks)
 		(cd "$RSIM_KSELFTEST" &&
 			env RDMA_LINK_TYPE="$RSIM_PEER_DEV" RDMA_LINK_MODULE="$(peer_module)" \
 				./run_kselftest.sh --override-timeout 600 -t "$t") 2>&1 |
 			tee "$out/${t#*:}.tap" >/dev/console
 		read -r t1 rest </proc/uptime
-		echo "$t $t0 $t1" >>"$out/seconds"
+		p1=$(peer_forks)
+		echo "$t $t0 $t1 $p0 $p1" >>"$out/seconds"
 	done <"$RSIM_KSELFTEST/kselftest-list.txt"
 	peer_suite_end kselftest
 	cp "$RSIM_KSELFTEST/kselftest-list.txt" "$out/"
