@@ -87,9 +87,10 @@ rsim_peers_boot() {
 	# rdmasim.num_devices=0 (read by modprobe from the command line, as
 	# an "options" line in /etc/modprobe.d would be): RoCE-mode devices
 	# only, as with siw and rxe; blktests' srp group takes every RDMA
-	# port for one with a netdev
+	# port for one with a netdev (PEERS_RDMASIM_IB_DEVICES=1: one
+	# InfiniBand-mode device as well, the srp finding of ulps.rst)
 	rsim_boot peers "$dir/console.log" RSIM_UML_MEM=4G \
-		RSIM_UML_ARGS="rdmasim.num_devices=0 RSIM_PEERS=0 RSIM_RDMASIM=0 RSIM_PEER_DEV=$dev \
+		RSIM_UML_ARGS="rdmasim.num_devices=${PEERS_RDMASIM_IB_DEVICES:-0} RSIM_PEERS=0 RSIM_RDMASIM=0 RSIM_PEER_DEV=$dev \
 RSIM_PEER_OUT=$dir RSIM_PEER_MODULES=$RSIM_PEERS_DIR/modules \
 RSIM_PEER_SUITES=${suites// /,} RSIM_BLKTESTS=$RSIM_PEERS_DIR/blktests-tree \
 RSIM_BLKTESTS_RUN=${tests// /,} RSIM_NVME_IMG_SIZE=$size \
