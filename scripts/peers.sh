@@ -33,6 +33,8 @@
 #                                   patterns on their ids)
 #   PEERS_BLKTESTS_ROUNDS=5         blktests 5 times in a row in each boot
 #                                   (the table: results that differ)
+#   PEERS_RDMASIM_IB_DEVICES=1      an InfiniBand-mode rdmasim device too
+#                                   (rdmasim.num_devices; default 0)
 #
 # Nothing is fetched: blktests comes from $BLKTESTS (default: the
 # unmodified tree in ../shared/peers/). Exits non-zero when a suite's
