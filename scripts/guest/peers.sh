@@ -195,15 +195,6 @@ peer_blktests_round() {
 	rm -rf "$out"
 }
 
-# kselftest: the kernel's rdma selftests, each run by kselftest's own
-# run_kselftest.sh (TAP on stdout, kept in kselftest/<test>.tap) with the
-# link type and module of $RSIM_PEER_DEV, one at a time so that each has
-# its seconds and the processes it started (kselftest/seconds: the test,
-# /proc/uptime before and after, /proc/stat's "processes" before and
-# after: what these scripts' time goes to under UML), with a timeout of 600 s instead of kselftest's 45 (the debug
-# kernel: rxe_netns_names.sh takes 230 to 310 s on every device; the
-# table's notes say so). Those that scripts/peers/kselftest-rdma.notrun
-# names are not run; the table gives its reason.
 # peer_forks: the processes started since boot (/proc/stat)
 peer_forks() {
 	local k v
@@ -212,6 +203,16 @@ peer_forks() {
 	done </proc/stat
 }
 
+# kselftest: the kernel's rdma selftests, each run by kselftest's own
+# run_kselftest.sh (TAP on stdout, kept in kselftest/<test>.tap) with the
+# link type and module of $RSIM_PEER_DEV, one at a time so that each has
+# its seconds and the processes it started (kselftest/seconds: the test,
+# /proc/uptime before and after, /proc/stat's "processes" before and
+# after: what these scripts' time goes to under UML), with a timeout of
+# 600 s instead of kselftest's 45 (the debug kernel: rxe_netns_names.sh
+# takes 230 to 310 s on every device; the table's notes say so). Those
+# that scripts/peers/kselftest-rdma.notrun names are not run; the table
+# gives its reason.
 peer_kselftest() {
 	local t t0 t1 p0 p1 rest out=$peer_out/kselftest
 	local notrun="$RSIM_TOP/scripts/peers/kselftest-rdma.notrun"
