@@ -75,6 +75,10 @@ TESTMARK = re.compile(r'RSIM-PEER (kselftest|perftest) (\S+)\s*$')
 RC_BEGIN = re.compile(r'RSIM-RDMACORE-BEGIN (\S+)')
 RC_LINE = jrc.LINE
 RC_STDERR = re.compile(r'RSIM-RDMACORE-STDERR \S+: (.*)$')
+# the row of rdma-core's run itself: failed until its total line (a runner
+# that died, on a provider's assertion, leaves the rest without a line)
+RC_RUN = ('rdma-core', '(the run to its end)', '')
+RC_NO_TOTAL = 'no total line: the runner stopped'
 # run_kselftest.sh's result of a test, and a test's own KTAP lines, which
 # it prints prefixed with "# "
 KS_TOP = re.compile(r'^(ok|not ok) \d+ selftests: \S+: (\S+)(?: # (SKIP|TIMEOUT|exit=\d+)\b ?(.*?))?\s*$')
@@ -189,8 +193,6 @@ def skip_reasons(lines):
     return skips
 
 
-
-
 def read_lines(path):
     """a log's lines less terminal escapes (kernel timestamps kept); []
     when it is not there"""
@@ -303,11 +305,10 @@ def perftest_results(devdir):
     return out
 
 
-def read_console(raw):
+def read_console(raw, lines):
     """the suites' wall times; kernel reports with their tests; the boot's
     kmemleak count; rdma-core's results (its lines are on the console
-    only)"""
-    lines = plain(raw)
+    only). raw: the console's lines, lines: the same less timestamps"""
     walls, reports, rcres = {}, [], {}
     bootleak = None
     current = None      # the test running, where a marker named it
@@ -340,20 +341,12 @@ def read_console(raw):
         m = RC_BEGIN.search(text)
         if m:
             current, pending, rc_prev = 'rdma-core', [], ts
-            # the run itself, failed until its total line: a runner that
-            # died (a provider's assertion) leaves the rest of the tests
-            # without a line
-            rcres[('rdma-core', '(the run to its end)', '')] = {
-                'status': 'fail', 'reason': 'no total line: the runner stopped',
-                'seconds': None}
-        if jrc.TOTAL.search(text):
-            rcres[('rdma-core', '(the run to its end)', '')].update(status='pass', reason='')
+            rcres[RC_RUN] = {'status': 'fail', 'reason': RC_NO_TOTAL, 'seconds': None}
+        if RC_RUN in rcres and jrc.TOTAL.search(text):
+            rcres[RC_RUN].update(status='pass', reason='')
         m = RC_STDERR.search(text)
-        if m and rcres.get(('rdma-core', '(the run to its end)', ''), {}).get('status') == 'fail':
-            r = rcres[('rdma-core', '(the run to its end)', '')]
-            if r['reason'].startswith('no total line'):
-                r['reason'] = f'the runner stopped: {m.group(1)[:160]}'
-
+        if m and rcres.get(RC_RUN, {}).get('reason') == RC_NO_TOTAL:
+            rcres[RC_RUN]['reason'] = f'the runner stopped: {m.group(1)[:160]}'
         m = RC_LINE.search(text)
         if m:
             _, status, test, reason = m.groups()
@@ -483,9 +476,10 @@ def main():
         rounds[dev] = blktests_rounds(d)
         res = rounds[dev][0][1]
         console = read_lines(os.path.join(d, 'console.log'))
-        w, reps, bl, rcres = read_console(console)
+        lines = plain(console)
+        w, reps, bl, rcres = read_console(console, lines)
         # ./check's own output, where it was kept, over the console's copy
-        skips = skip_reasons(plain(console))
+        skips = skip_reasons(lines)
         skips.update(skip_reasons(plain(read_lines(os.path.join(d, 'blktests', 'check.log')))))
         for key, r in res.items():
             if r['status'] == 'not run':
