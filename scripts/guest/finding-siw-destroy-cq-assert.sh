@@ -18,10 +18,8 @@
 #
 # which fails, on siw0's check, while the finding stands.
 
-# shellcheck disable=SC1090 # the build's
-. "$RSIM_RDMA_CORE_ENV"
-export PYTHONPATH="$RSIM_RDMA_CORE_PYTHONPATH" LD_LIBRARY_PATH="$RSIM_RDMA_CORE_LIB"
-export RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
+# rdma-core's build and pyverbs, rdmasim's provider (the boot loads it)
+check "cq_cycle_env" rdma_core_env
 
 # cq_cycle dev: a CQ created and destroyed on <dev> through pyverbs
 cq_cycle() {

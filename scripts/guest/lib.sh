@@ -269,6 +269,21 @@ listening() {
 	return 1
 }
 
+# rdma_core_env: rdma-core 65's build (RSIM_RDMA_CORE_ENV, its
+# rsim-env.sh) for the programs started from here: its libraries and
+# pyverbs, and rdmasim's provider where rdmasim is loaded (not otherwise:
+# rxe0's and siw0's results then depend on the kernel, rdma-core and these
+# scripts alone)
+rdma_core_env() {
+	# shellcheck disable=SC1090 # the build's
+	. "$RSIM_RDMA_CORE_ENV" || return 1
+	export LD_LIBRARY_PATH="$RSIM_RDMA_CORE_LIB"
+	export PYTHONPATH="$RSIM_RDMA_CORE_PYTHONPATH"
+	if [ -d /sys/module/rdmasim ]; then
+		export RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
+	fi
+}
+
 # cpuinfo_mhz: a "cpu MHz" line in /proc/cpuinfo (a bind mount), which
 # UML's lacks: perftest turns cycles into times with the frequency it
 # samples (rdtsc against gettimeofday) and refuses to report without the

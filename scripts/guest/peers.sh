@@ -286,12 +286,6 @@ peer_rdma_core() {
 peer_perftest() {
 	local dev="${RSIM_PEER_DEV}_pv0" out=$peer_out/perftest p rc t0 t1 rest
 	local cm='' nd=rsim_pv0 loop
-	# shellcheck disable=SC1090 # the build's
-	. "$RSIM_RDMA_CORE_ENV"
-	loop="${RSIM_RDMA_CORE_PERFTEST%/build}/src/run_perftest_loopback"
-	export LD_LIBRARY_PATH="$RSIM_RDMA_CORE_LIB"
-	[ "$RSIM_PEER_DEV" = rdmasim ] &&
-		export RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
 	if [ "$RSIM_PEER_DEV" = siw ]; then
 		cm=-R nd=lo dev=siw_lo
 	fi
@@ -299,6 +293,9 @@ peer_perftest() {
 	: >"$out/results"
 	check "perftest_cpu_mhz" cpuinfo_mhz
 	check "perftest_${dev}_up" peer_link_up "$dev" $nd || return 0
+	# after the device: rdmasim's provider where its module is loaded
+	check "perftest_rdma_core_env" rdma_core_env
+	loop="${RSIM_RDMA_CORE_PERFTEST%/build}/src/run_perftest_loopback"
 	peer_suite_begin perftest
 	for p in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat; do
 		say "RSIM-PEER perftest $p"

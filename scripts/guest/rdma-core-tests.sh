@@ -11,8 +11,9 @@
 # names the build's rsim-env.sh; the provider is RSIM_MODDIR's. Uses say()
 # and check() from guest/init-uml.sh.
 
-# shellcheck disable=SC1090 # the build's
-. "$RSIM_RDMA_CORE_ENV"
+# the build's libraries and pyverbs, and rdmasim's provider where rdmasim
+# is loaded (guest/lib.sh)
+rdma_core_env
 # the tests make temporary files (XRC's shared file, ...): / is read-only
 mkdir -p /run/tmp
 export TMPDIR=/run/tmp
@@ -20,13 +21,6 @@ export TMPDIR=/run/tmp
 # which the kernel's devtmpfs /dev lacks
 mkdir -p /dev/shm
 mount -t tmpfs -o mode=1777 shm /dev/shm
-export PYTHONPATH="$RSIM_RDMA_CORE_PYTHONPATH"
-export LD_LIBRARY_PATH="$RSIM_RDMA_CORE_LIB"
-# rdmasim's provider, where rdmasim is loaded (RSIM_RDMASIM=0: rxe0's
-# results depend on the kernel, rdma-core and these scripts alone)
-if [ -d /sys/module/rdmasim ]; then
-	export RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim"
-fi
 
 # rdma_core_tests dev: every test on dev, each line to the console
 rdma_core_tests() {
