@@ -75,6 +75,26 @@ if [ -w $KMEMLEAK ]; then
 	echo clear >$KMEMLEAK
 fi
 
+# stack_has <pid> <function>: <function> is in /proc/<pid>/stack, the
+# task's trace as save_stack_trace_tsk() saves it, through the code that
+# saves KASAN's, kmemleak's and lockdep's traces (on UML changed by
+# kunit/patches/7.3/0002: whole traces, or none, are what a broken walk
+# would give)
+stack_has() {
+	grep "$2" "/proc/$1/stack" || {
+		cat "/proc/$1/stack"
+		return 1
+	}
+}
+if [ -r /proc/self/stack ]; then
+	check "stack_trace_of_the_reader" stack_has self proc_single_show
+	sleep 60 &
+	check "stack_trace_of_a_sleeper" \
+		wait_for "a sleeping task's trace" 30 stack_has $! nanosleep
+	kill $! 2>/dev/null
+	wait $! 2>/dev/null
+fi
+
 peers=0
 if [ "${RSIM_PEERS:-1}" = 1 ] && { wants conformance || wants demo ||
 	wants bench || wants script || wants rdmacore; }; then
