@@ -65,7 +65,8 @@ MARKER = re.compile(r'run blktests (\S+) at ')
 # ./check's status line: "nvme/010 (bd=device) (description)   [passed]"
 STATUS = re.compile(r'^(\w+/\d+) (?:\((\w+=[^)]*)\) )?.*\[(passed|failed|not run)\]\s*$')
 ANSI = re.compile(r'\x1b\[[0-9;]*[A-Za-z]')
-PEER = re.compile(r'RSIM-PEER (begin|end) (\S+) dev=(\S+)(?: wall=(\d+))?')
+PEER = re.compile(r'RSIM-PEER (begin|end) (\S+) dev=(\S+)(?: wall=(\d+))?'
+                  r'(?: busy=(\d+) idle=(\d+))?')
 BOOTLEAK = re.compile(r'RSIM-PEER kmemleak-before-suites objects=(\d+)')
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 TSV = re.compile(r'^\[\s*(\d+\.\d+)\]')
@@ -308,8 +309,10 @@ def perftest_results(devdir):
 def read_console(raw, lines):
     """the suites' wall times; kernel reports with their tests; the boot's
     kmemleak count; rdma-core's results (its lines are on the console
-    only). raw: the console's lines, lines: the same less timestamps"""
-    walls, reports, rcres = {}, [], {}
+    only); the seconds the CPU was busy and idle in each suite (where the
+    guest said). raw: the console's lines, lines: the same less
+    timestamps"""
+    walls, reports, rcres, cpu = {}, [], {}, {}
     bootleak = None
     current = None      # the test running, where a marker named it
     pending = []        # reports whose test a later line names
@@ -361,6 +364,8 @@ def read_console(raw, lines):
         m = PEER.search(text)
         if m and m.group(1) == 'end':
             walls[m.group(2)] = int(m.group(4))
+            if m.group(5) is not None:
+                cpu[m.group(2)] = (int(m.group(5)), int(m.group(6)))
             name_pending(f'{m.group(2)}, after its last test')
             current, last_done = None, f'the {m.group(2)} suite'
         m = BOOTLEAK.search(text)
@@ -380,7 +385,7 @@ def read_console(raw, lines):
                 else:
                     rep['test'] = 'outside the suites'
                 reports.append(rep)
-    return walls, reports, bootleak, rcres
+    return walls, reports, bootleak, rcres, cpu
 
 
 def title_of(block):
@@ -443,6 +448,10 @@ NOTES = [
     ('blktests', 'the nvmet/rdma_cm lockdep report (Documentation/ulps.rst, Findings) does not fire: '
     "the test kernel gives listening IDs' handler_mutex a lockdep class of their own "
     '(kunit/patches/7.3/)'),
+    ('blktests', 'the test kernel saves stack traces by following the frame chain '
+     '(kunit/patches/7.3/0002, Documentation/ulps.rst, Findings): KASAN, kmemleak and '
+     "DMA-API debug's traces cost a test per frame, not per word of the stack; the data "
+     'tests run about ten times faster, on every device'),
     ('kselftest', "run_kselftest.sh --override-timeout 600: kselftest's 45 s is too short "
      'for rxe_netns_names.sh on the debug UML kernel, on every device (230 to 310 s: '
      'about 500 short-lived ip and rdma processes, each about 0.5 s under UML; '
@@ -453,6 +462,40 @@ NOTES = [
     ('rdma-core', "rdma-core 65's tests, on a device of each type on a veth end (IPv6 link-local); "
     'vendor tests (mlx5, EFA) not run'),
 ]
+
+
+def profile(suites, walls, cpus, devs):
+    """the lines of "where the time goes": each suite's CPU seconds busy
+    and idle per device, the busy ratios of rdmasim to the others, and,
+    where rdmasim's wall time is over half another device's, how much of
+    it the CPU spent idle (the suite's own waits, which no device
+    shortens)"""
+    lines = []
+    for suite in suites:
+        have = [d for d in devs if suite in cpus.get(d, {})]
+        if not have:
+            continue
+        if not lines:
+            lines += ['', "where the time goes: the boot's CPU busy / idle "
+                      'during each suite (s)']
+        parts = [f'{d} {cpus[d][suite][0]}/{cpus[d][suite][1]}' for d in have]
+        line = f'  {suite:<10} ' + ', '.join(parts)
+        mine = cpus.get('rdmasim', {}).get(suite)
+        if mine:
+            ratios = [f'rdmasim/{d} {mine[0] / cpus[d][suite][0]:.2f}' for d in have
+                      if d != 'rdmasim' and cpus[d][suite][0]]
+            if ratios:
+                line += ' (CPU busy ' + ', '.join(ratios) + ')'
+        lines.append(line)
+        w = walls.get('rdmasim', {}).get(suite)
+        over = [d for d in have if d != 'rdmasim' and w and walls[d].get(suite)
+                and w > walls[d][suite] / 2]
+        if mine and over:
+            lines.append(f'    over half of {", ".join(over)}\'s wall time: of '
+                         f"rdmasim's {w} s, the CPU was idle {mine[1]} s "
+                         '(the suite waiting: its sleeps, timers and time-outs) and busy '
+                         f'{mine[0]} s')
+    return lines
 
 
 def main():
@@ -468,7 +511,7 @@ def main():
 
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     notrun = read_notrun(os.path.join(top, 'scripts', 'peers', 'kselftest-rdma.notrun'))
-    results, walls, reports, bootleaks = {}, {}, [], {}
+    results, walls, reports, bootleaks, cpus = {}, {}, [], {}, {}
     rounds = {}
     seen = []
     for dev in a.devs:
@@ -477,7 +520,7 @@ def main():
         res = rounds[dev][0][1]
         console = read_lines(os.path.join(d, 'console.log'))
         lines = plain(console)
-        w, reps, bl, rcres = read_console(console, lines)
+        w, reps, bl, rcres, cpus[dev] = read_console(console, lines)
         # ./check's own output, where it was kept, over the console's copy
         skips = skip_reasons(lines)
         skips.update(skip_reasons(plain(read_lines(os.path.join(d, 'blktests', 'check.log')))))
@@ -537,6 +580,7 @@ def main():
                 f'rdmasim/{d} {mine / walls[d][suite]:.2f}' for d in a.devs
                 if d != 'rdmasim' and walls[d].get(suite)) + ')'
         lines.append(f'  {suite:<10} ' + ', '.join(parts) + (ratio if ratio != ' ()' else ''))
+    lines += profile(suites, walls, cpus, a.devs)
     flaky = []
     if any(len(r) > 1 for r in rounds.values()):
         lines.append('')
@@ -618,6 +662,7 @@ def main():
             json.dump({
                 'devices': a.devs,
                 'wall_seconds': walls,
+                'cpu_busy_idle_seconds': cpus,
                 'boot_kmemleak_objects_cleared': bootleaks,
                 'tests': [{'suite': k[0], 'test': k[1], 'cond': k[2],
                            'results': {d: results[d].get(k) for d in a.devs}}

@@ -142,12 +142,31 @@ peer_kmemleak_clear() {
 peer_suite_begin() {
 	uptime_s
 	peer_t0=$up
+	peer_cpu
+	peer_busy0=$peer_busy peer_idle0=$peer_idle
 	say "RSIM-PEER begin $1 dev=$RSIM_PEER_DEV"
 }
 
+# the end line also gives the seconds the boot's CPU was busy and idle
+# during the suite: a suite that waits (its own sleeps, timers, a peer
+# that answers late) has a wall time its device cannot shorten, and the
+# table's profile says how much
 peer_suite_end() {
 	uptime_s
-	say "RSIM-PEER end $1 dev=$RSIM_PEER_DEV wall=$((up - peer_t0))"
+	peer_cpu
+	say "RSIM-PEER end $1 dev=$RSIM_PEER_DEV wall=$((up - peer_t0))" \
+		"busy=$(((peer_busy - peer_busy0) / 100))" \
+		"idle=$(((peer_idle - peer_idle0) / 100))"
+}
+
+# peer_cpu: the CPU's busy and idle ticks since boot (/proc/stat's first
+# line, USER_HZ 100): busy is user, nice, system, irq, softirq and steal,
+# idle is idle and iowait
+peer_cpu() {
+	local u n s i w q sq st rest
+	read -r _ u n s i w q sq st rest </proc/stat
+	peer_busy=$((u + n + s + q + sq + st))
+	peer_idle=$((i + w))
 }
 
 # blktests: the nvme group over NVMe/RDMA on IPv6 link-local addresses,
