@@ -89,10 +89,12 @@ SUITES = ('blktests', 'kselftest', 'rdma-core', 'perftest')
 
 
 def cond_of(resdir):
-    """nodev_tr_rdma_bd_device -> "tr=rdma bd=device" (./check's
-    COND_DESC, spaces and '=' made '_'); nodev -> ''"""
+    """nodev_tr_rdma_bd_device -> "bd=device" (./check's COND_DESC, spaces
+    and '=' made '_', less the transport: rdma on every device but loop,
+    whose column is the loop transport's, so that its rows are the
+    others'); nodev -> ''"""
     words = resdir.split('_')[1:]
-    return ' '.join(f'{k}={v}' for k, v in zip(words[::2], words[1::2]))
+    return ' '.join(f'{k}={v}' for k, v in zip(words[::2], words[1::2]) if k != 'tr')
 
 
 def seconds(runtime):
@@ -483,18 +485,49 @@ def profile(suites, walls, cpus, devs):
         mine = cpus.get('rdmasim', {}).get(suite)
         if mine:
             ratios = [f'rdmasim/{d} {mine[0] / cpus[d][suite][0]:.2f}' for d in have
-                      if d != 'rdmasim' and cpus[d][suite][0]]
+                      if d not in ('rdmasim', 'loop') and cpus[d][suite][0]]
             if ratios:
                 line += ' (CPU busy ' + ', '.join(ratios) + ')'
         lines.append(line)
         w = walls.get('rdmasim', {}).get(suite)
-        over = [d for d in have if d != 'rdmasim' and w and walls[d].get(suite)
-                and w > walls[d][suite] / 2]
+        over = [d for d in have if d not in ('rdmasim', 'loop') and w
+                and walls[d].get(suite) and w > walls[d][suite] / 2]
         if mine and over:
             lines.append(f'    over half of {", ".join(over)}\'s wall time: of '
                          f"rdmasim's {w} s, the CPU was idle {mine[1]} s "
                          '(the suite waiting: its sleeps, timers and time-outs) and busy '
                          f'{mine[0]} s')
+    return lines
+
+
+def floor(keys, results, devs):
+    """the lines of "above the floor": over blktests' nvme tests that
+    passed on loop (NVMe's loop transport, no RDMA device) and on every
+    RDMA device, each device's seconds, and the seconds above loop's, the
+    time the device and its transport added; rdmasim's share of the
+    others'"""
+    rdma = [d for d in devs if d != 'loop']
+    if 'loop' not in devs or not rdma:
+        return []
+    common = [k for k in keys if k[0] == 'blktests'
+              and all((results[d].get(k) or {}).get('status') == 'pass'
+                      and (results[d].get(k) or {}).get('seconds') is not None
+                      for d in devs)]
+    if not common:
+        return []
+    total = {d: sum(results[d][k]['seconds'] for k in common) for d in devs}
+    above = {d: total[d] - total['loop'] for d in rdma}
+    lines = ['', f'above the floor: the {len(common)} blktests runs that passed '
+             'over the loop transport (no RDMA) and on every device (s)',
+             f"  loop {total['loop']:.0f}, " + ', '.join(
+                 f'{d} {total[d]:.0f} (+{above[d]:.0f})' for d in rdma)]
+    if 'rdmasim' in rdma:
+        ratios = [f'rdmasim/{d} {above["rdmasim"] / above[d]:.2f}' for d in rdma
+                  if d != 'rdmasim' and above[d] > 0]
+        if ratios:
+            lines.append('  the time RDMA added (nvme-rdma, nvmet-rdma and the device), '
+                         "rdmasim's to the others': "
+                         + ', '.join(ratios))
     return lines
 
 
@@ -558,7 +591,7 @@ def main():
                 if r and r['status'] == 'not run':
                     why = f"{suite}: {r['reason'] or 'no reason printed'}"
                     notruns.setdefault(why, {}).setdefault(d, []).append(k[1])
-            others = [results[d].get(k) for d in a.devs if d != 'rdmasim']
+            others = [results[d].get(k) for d in a.devs if d not in ('rdmasim', 'loop')]
             mine = results.get('rdmasim', {}).get(k)
             if 'rdmasim' in a.devs and any(o and o['status'] == 'pass' for o in others) \
                     and not (mine and mine['status'] == 'pass'):
@@ -578,9 +611,10 @@ def main():
         if mine:
             ratio = ' (' + ', '.join(
                 f'rdmasim/{d} {mine / walls[d][suite]:.2f}' for d in a.devs
-                if d != 'rdmasim' and walls[d].get(suite)) + ')'
+                if d not in ('rdmasim', 'loop') and walls[d].get(suite)) + ')'
         lines.append(f'  {suite:<10} ' + ', '.join(parts) + (ratio if ratio != ' ()' else ''))
     lines += profile(suites, walls, cpus, a.devs)
+    lines += floor(keys, results, a.devs)
     flaky = []
     if any(len(r) > 1 for r in rounds.values()):
         lines.append('')

@@ -19,13 +19,17 @@
 #              rdma_cm and Ethernet-only cases run
 #   perftest   perftest's programs through its run_perftest_loopback
 #              (perftest 25.01 has no --data_validation)
+# and, as a device type of its own ("loop"), the nvme group over NVMe's
+# loop transport: the same tests with no RDMA device at all, the floor
+# above which the table's profile measures each device's own time
 # and the table of scripts/peers-table.py: test x device, pass / fail /
 # not run with the reason, seconds, each suite's wall time, and every
 # kernel report with the test that caused it (out/peers.txt, .json, .svg).
 #
 #   make peers                      everything (see README for its time)
 #   BLKTESTS=<dir> make peers       your own blktests clone (unmodified)
-#   PEERS_DEVS="rdmasim siw"        some device types only
+#   PEERS_DEVS="rdmasim siw"        some device types only (rdmasim siw
+#                                   rxe loop)
 #   PEERS_BLKTESTS="nvme/010 srp"   some tests or groups only
 #   PEERS_SUITES=kselftest          some suites only (blktests kselftest
 #                                   rdma-core perftest)
@@ -50,7 +54,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib-boots.sh"
 . "$(dirname "$0")/lib-peers.sh"
 
-PEERS_DEVS=${PEERS_DEVS:-rdmasim siw rxe}
+PEERS_DEVS=${PEERS_DEVS:-rdmasim siw rxe loop}
 PEERS_BLKTESTS=${PEERS_BLKTESTS:-nvme srp}
 PEERS_SUITES=${PEERS_SUITES:-blktests kselftest rdma-core perftest}
 # NVMe namespaces of 350 MiB, the least the nvme group asks for
@@ -60,7 +64,7 @@ PEERS_NVME_IMG_SIZE=${PEERS_NVME_IMG_SIZE:-350m}
 PEERS_OUT=${PEERS_OUT:-$RSIM_OUT/peers}
 
 for d in $PEERS_DEVS; do
-	case $d in rdmasim | siw | rxe) ;; *) die "PEERS_DEVS: $d is not rdmasim, siw or rxe" ;; esac
+	case $d in rdmasim | siw | rxe | loop) ;; *) die "PEERS_DEVS: $d is not rdmasim, siw, rxe or loop" ;; esac
 done
 for s in $PEERS_SUITES; do
 	case $s in
@@ -81,16 +85,33 @@ case " $PEERS_SUITES " in
 *" kselftest "*) rsim_peers_kselftest "$PEERS_OUT" "$RSIM_KSRC" ;;
 esac
 
+# loop runs blktests' nvme tests only (NVMe's loop transport needs no
+# RDMA device; nothing else does): those asked for, if blktests is
+loop_tests=''
+for t in $PEERS_BLKTESTS; do
+	case $t in nvme | nvme/*) loop_tests="$loop_tests $t" ;; esac
+done
+loop_tests=${loop_tests# }
+case " $PEERS_SUITES " in *" blktests "*) ;; *) loop_tests='' ;; esac
+devs=''
+for d in $PEERS_DEVS; do
+	[ "$d" != loop ] || [ -n "$loop_tests" ] || continue
+	devs="$devs $d"
+done
+devs=${devs# }
+
 # peer_boot <dev>: one boot, the suites on <dev>
 peer_boot() {
-	rsim_peers_boot "$1" "$PEERS_SUITES" "$PEERS_BLKTESTS" \
+	local suites=$PEERS_SUITES tests=$PEERS_BLKTESTS
+	[ "$1" != loop ] || suites=blktests tests=$loop_tests
+	rsim_peers_boot "$1" "$suites" "$tests" \
 		"$PEERS_NVME_IMG_SIZE" "device file" \
 		RSIM_UML_TIMEOUT="${PEERS_TIMEOUT:-14400}"
 }
 
 # two boots at a time: each UML kernel runs on one CPU
 # shellcheck disable=SC2086 # one word per device
-set -- $PEERS_DEVS
+set -- $devs
 while [ $# -gt 0 ]; do
 	peer_boot "$1"
 	shift
@@ -103,7 +124,7 @@ while [ $# -gt 0 ]; do
 done
 
 fail=0
-for d in $PEERS_DEVS; do
+for d in $devs; do
 	log=$PEERS_OUT/$d/console.log
 	grep -q RSIM-DONE "$log" 2>/dev/null || {
 		echo "peers: the $d boot did not finish (log: $log)" >&2
@@ -113,7 +134,7 @@ done
 # shellcheck disable=SC2086 # one word per device
 python3 "$RSIM_TOP/scripts/peers-table.py" --out "$PEERS_OUT" \
 	--txt "$RSIM_OUT/peers.txt" --json "$RSIM_OUT/peers.json" \
-	--svg "$RSIM_OUT/peers.svg" $PEERS_DEVS || fail=1
+	--svg "$RSIM_OUT/peers.svg" $devs || fail=1
 cat "$RSIM_OUT/peers.txt"
 # rdmasim's own boot is judged as make check judges its boots
 case " $PEERS_DEVS " in

@@ -170,7 +170,8 @@ peer_cpu() {
 }
 
 # blktests: the nvme group over NVMe/RDMA on IPv6 link-local addresses,
-# both namespace kinds, and the srp group, on $RSIM_PEER_DEV;
+# both namespace kinds, and the srp group, on $RSIM_PEER_DEV (loop: the
+# nvme tests over NVMe's loop transport, no RDMA; the host asks for them only);
 # RSIM_BLKTESTS_ROUNDS times in a row (make peers' PEERS_BLKTESTS_ROUNDS:
 # its repeatability), round 1 in blktests/, round N in blktests.roundN/.
 # Each round's results (blktests' own files, and ./check's output in
@@ -182,6 +183,7 @@ peer_blktests() {
 	case $RSIM_PEER_DEV in
 	rxe) use="USE_RXE=1" ;;
 	rdmasim) use="USE_RDMASIM=1" ;;
+	loop) use="NVMET_TRTYPES=loop" ;;
 	esac
 	check "blktests_results_fs" peer_results_fs $fs
 	while [ $r -le "${RSIM_BLKTESTS_ROUNDS:-1}" ]; do
@@ -202,7 +204,7 @@ peer_blktests_round() {
 	bd=$(echo "${RSIM_NVMET_BLKDEV_TYPES:-device,file}" | tr , ' ')
 	# shellcheck disable=SC2086 # the list of tests: words on purpose
 	(cd "$RSIM_BLKTESTS" &&
-		env $3 NVMET_TRTYPES=rdma NVMET_BLKDEV_TYPES="$bd" \
+		env NVMET_TRTYPES=rdma $3 NVMET_BLKDEV_TYPES="$bd" \
 			nvme_adrfam=ipv6 NVME_IMG_SIZE="${RSIM_NVME_IMG_SIZE:-350m}" \
 			./check -o "$out" $run) 2>&1 | tee "$out/check.log" >/dev/console
 	peer_suite_end "$1"
