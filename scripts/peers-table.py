@@ -659,6 +659,10 @@ def main():
         lines.append(f"  {d}: kmemleak objects of the boot, cleared before the suites: "
                      f"{'?' if bl is None else bl}")
     notes = [(suite, note) for suite, note in NOTES if suite in suites]
+    if 'loop' in a.devs:
+        notes.append(('blktests', "loop: the nvme tests over NVMe's loop transport "
+                      '(NVMET_TRTYPES=loop), no RDMA device, the floor of "above the '
+                      'floor"; it stays out of the acceptance and of the ratios'))
     # the profile of the kselftest scripts: their time per process started
     for k in keys:
         for d in a.devs:
