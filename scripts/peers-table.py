@@ -192,7 +192,8 @@ def skip_reasons(lines):
                 if not more.startswith('    '):
                     break
                 reasons.append(more.strip())
-            skips[('blktests', m.group(1), m.group(2) or '')] = '; '.join(reasons)
+            cond = ' '.join(w for w in (m.group(2) or '').split() if not w.startswith('tr='))
+            skips[('blktests', m.group(1), cond)] = '; '.join(reasons)
     return skips
 
 
@@ -298,12 +299,14 @@ def perftest_results(devdir):
         prog, rc = w[0], int(w[1])
         r = {'status': 'pass' if rc == 0 else 'fail', 'reason': '',
              'seconds': float(w[3]) - float(w[2])}
-        if rc == 124:
-            r['reason'] = 'timed out (120 s)'
-        elif rc:
+        if rc:
+            # what the client said, where it said why (a time-out of the
+            # pair is often a client that gave up while its server waits)
             said = [x.strip() for x in read_lines(os.path.join(d, prog + '.out'))
                     if re.search(r'(?i)error|fail|unable|couldn', x)]
             r['reason'] = said[0][:100] if said else f'exit status {rc}'
+            if rc == 124:
+                r['reason'] = 'timed out (120 s)' + (f': {said[0][:100]}' if said else '')
         out[('perftest', prog, '')] = r
     return out
 
@@ -466,15 +469,15 @@ NOTES = [
 ]
 
 
-def profile(suites, walls, cpus, devs):
+def profile(suites, walls, cpus, peers):
     """the lines of "where the time goes": each suite's CPU seconds busy
-    and idle per device, the busy ratios of rdmasim to the others, and,
-    where rdmasim's wall time is over half another device's, how much of
-    it the CPU spent idle (the suite's own waits, which no device
-    shortens)"""
+    and idle per device, the busy ratios of rdmasim to the devices that
+    compare with it (peers: {suite: devices}), and, where rdmasim's wall
+    time is over half such a device's, how much of it the CPU spent idle
+    (the suite's own waits, which no device shortens)"""
     lines = []
     for suite in suites:
-        have = [d for d in devs if suite in cpus.get(d, {})]
+        have = [d for d in cpus if suite in cpus[d]]
         if not have:
             continue
         if not lines:
@@ -485,12 +488,12 @@ def profile(suites, walls, cpus, devs):
         mine = cpus.get('rdmasim', {}).get(suite)
         if mine:
             ratios = [f'rdmasim/{d} {mine[0] / cpus[d][suite][0]:.2f}' for d in have
-                      if d not in ('rdmasim', 'loop') and cpus[d][suite][0]]
+                      if d in peers[suite] and cpus[d][suite][0]]
             if ratios:
                 line += ' (CPU busy ' + ', '.join(ratios) + ')'
         lines.append(line)
         w = walls.get('rdmasim', {}).get(suite)
-        over = [d for d in have if d not in ('rdmasim', 'loop') and w
+        over = [d for d in have if d in peers[suite] and w
                 and walls[d].get(suite) and w > walls[d][suite] / 2]
         if mine and over:
             lines.append(f'    over half of {", ".join(over)}\'s wall time: of '
@@ -598,22 +601,39 @@ def main():
                 short.append(f'{suite} {name}: passes on another device, {cell(mine)} on rdmasim')
     lines.append('')
     lines.append('per suite: tests passed / failed / not run; wall time (s)')
+    passes = {d: {} for d in a.devs}
     for suite in suites:
         parts = []
         for d in a.devs:
             rs = [r for k, r in results[d].items() if k[0] == suite]
-            parts.append(f"{d} {sum(r['status'] == 'pass' for r in rs)}/"
+            passes[d][suite] = sum(r['status'] == 'pass' for r in rs)
+            if not rs and suite not in walls[d]:
+                continue
+            parts.append(f"{d} {passes[d][suite]}/"
                          f"{sum(r['status'] == 'fail' for r in rs)}/"
                          f"{sum(r['status'] == 'not run' for r in rs)} "
                          f"{walls[d].get(suite, '?')} s")
-        ratio = ''
+        lines.append(f'  {suite:<10} ' + ', '.join(parts))
+    # the devices whose time compares with rdmasim's in a suite: those
+    # that passed as many of its tests (a suite that stopped early, or
+    # whose tests time out, is not faster or slower, it did not run)
+    peers = {suite: [d for d in a.devs if d not in ('rdmasim', 'loop')
+                     and 'rdmasim' in passes
+                     and passes[d][suite] >= passes['rdmasim'][suite]]
+             for suite in suites}
+    for i, suite in enumerate(suites):
         mine = walls.get('rdmasim', {}).get(suite)
-        if mine:
-            ratio = ' (' + ', '.join(
-                f'rdmasim/{d} {mine / walls[d][suite]:.2f}' for d in a.devs
-                if d not in ('rdmasim', 'loop') and walls[d].get(suite)) + ')'
-        lines.append(f'  {suite:<10} ' + ', '.join(parts) + (ratio if ratio != ' ()' else ''))
-    lines += profile(suites, walls, cpus, a.devs)
+        ratios = [f'rdmasim/{d} {mine / walls[d][suite]:.2f}' for d in peers[suite]
+                  if mine and walls[d].get(suite)]
+        fewer = [d for d in a.devs if d not in ('rdmasim', 'loop') and d not in peers[suite]]
+        more = []
+        if ratios:
+            more.append('wall time ' + ', '.join(ratios))
+        if fewer and 'rdmasim' in a.devs:
+            more.append(f"{', '.join(fewer)} passed fewer: not compared")
+        if more:
+            lines[-len(suites) + i] += ' (' + '; '.join(more) + ')'
+    lines += profile(suites, walls, cpus, peers)
     lines += floor(keys, results, a.devs)
     flaky = []
     if any(len(r) > 1 for r in rounds.values()):
