@@ -35,6 +35,9 @@ protocol"); KTAP is read by ktap.py, the one parser.
              "Findings"), one per line, "name | regex | regex ...": a
              report whose lines match every regex of one is accepted; each
              must show, so that a fix upstream is noticed.
+--findings-may-show  with --findings: a finding need not show (make peers,
+             whose run may be a subset of the suites: the known reports of
+             scripts/peers/known-reports.findings).
 --times      where the time went, per log: the RSIM-PART stages and each
              KUnit suite, from the printk timestamps.
 --summary FILE --label NAME  append one line to make check's summary:
@@ -146,10 +149,10 @@ def report_spans(texts):
     return spans
 
 
-def known_lines(name, texts, findings, problems, accepted=None):
+def known_lines(name, texts, findings, problems, accepted=None, must_show=True):
     """the lines of the reports that are known findings; each finding must
-    have shown (else it no longer reproduces: the docs must say so);
-    accepted counts the reports per finding"""
+    have shown (else it no longer reproduces: the docs must say so) unless
+    must_show is false; accepted counts the reports per finding"""
     known = set()
     seen = set()
     for first, last in report_spans(texts):
@@ -162,19 +165,19 @@ def known_lines(name, texts, findings, problems, accepted=None):
                     accepted[fname] = accepted.get(fname, 0) + 1
                 break
     for fname, _ in findings:
-        if fname not in seen:
+        if must_show and fname not in seen:
             problems.append(f'{name}: known finding {fname} did not show: fixed? '
                             'Update Documentation/ulps.rst and the findings file')
     return known
 
 
-def clean_log(name, lines, nodebug=False, findings=(), accepted=None):
+def clean_log(name, lines, nodebug=False, findings=(), accepted=None, must_show=True):
     """the reports that fail a run, and the protocol lines every log needs
     (a kernel without kmemleak, --nodebug, has no list to read); the
     reports of known findings (--findings) do not, but each must show"""
     problems = []
     texts = [ktap.strip_ts(line) for line in lines]
-    known = (known_lines(name, texts, findings, problems, accepted)
+    known = (known_lines(name, texts, findings, problems, accepted, must_show)
              if findings else set())
     for i, text in enumerate(texts):
         if i in known:
@@ -349,6 +352,8 @@ def main():
                     help='the logs come from the non-debug kernel: no kmemleak list')
     ap.add_argument('--findings', metavar='FILE',
                     help='known reports of a ULP: accepted, and each must show')
+    ap.add_argument('--findings-may-show', action='store_true',
+                    help='with --findings: a finding need not show')
     ap.add_argument('--summary', metavar='FILE')
     ap.add_argument('--label', default='boot')
     args = ap.parse_args()
@@ -362,7 +367,8 @@ def main():
     findings = read_findings(args.findings) if args.findings else ()
     accepted = {}
     for name, lines in logs:
-        problems += clean_log(name, lines, args.nodebug, findings, accepted)
+        problems += clean_log(name, lines, args.nodebug, findings, accepted,
+                              not args.findings_may_show)
     reports = len(problems)
     if findings:
         tally.append('known findings shown: ' +
