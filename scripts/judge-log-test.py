@@ -139,6 +139,8 @@ FINDINGS = """# name | regexes
 dir | different direction | rds_dma_hdr_free
 lockdep | possible circular locking | rds_trans_sem
 """
+PROBE_FINDING = """probe | scsi: Device not | ready to probe
+"""
 
 # a WARN with its DMA-API line, as the kernel prints one
 DMA_WARN = ['------------[ cut here ]------------',
@@ -148,15 +150,21 @@ DMA_WARN = ['------------[ cut here ]------------',
             'Call Trace:', ' [<e0ad88f3>] rds_dma_hdr_free+0x47/0x61 [rds_rdma]',
             '---[ end trace 0000000000000000 ]---',
             'DMA-API: Mapped at:', ' dma_map_phys+0x1be/0x1d0']
+LEAK_SUMMARY = 'kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'
+LEAK_PROBE = ['unreferenced object 0x6535d680 (size 64):',
+              '  73 63 73 69 3a 20 44 65 76 69 63 65 20 6e 6f 74  scsi: Device not',
+              '  20 72 65 61 64 79 20 74 6f 20 70 72 6f 62 65 0a   ready to probe.']
+LEAK_OTHER = ['unreferenced object 0x6535d700 (size 32):',
+              '  backtrace:', '    rsim_alloc_pd+0x10/0x20 [rdmasim]']
 LOCKDEP = ['WARNING: possible circular locking dependency detected',
            '(rds_trans_sem){++++}-{3:3}, at: rds_trans_get_preferred+0x92/0x131',
            'Call Trace:', ' [<e0a4d61d>] rds_trans_get_preferred+0x92/0x131 [rds]']
 
 
-def findings(tmp):
+def findings(tmp, text=FINDINGS):
     path = unique(tmp, 'findings')
     with open(path, 'w') as f:
-        f.write(FINDINGS)
+        f.write(text)
     return path
 
 
@@ -227,6 +235,13 @@ def main():
             ('--findings-may-show: a finding that does not show is no failure', 0,
              'run clean', [log(tmp, DMA_WARN), '--findings', findings(tmp),
                            '--findings-may-show']),
+            ('kmemleak: the summary line of known objects only is theirs', 0, 'run clean',
+             [log(tmp, [LEAK_SUMMARY] + LEAK_PROBE), '--findings',
+              findings(tmp, PROBE_FINDING), '--findings-may-show']),
+            ('kmemleak: an unknown object beside a known one fails', 1,
+             'kmemleak report at line',
+             [log(tmp, [LEAK_SUMMARY] + LEAK_PROBE + LEAK_OTHER), '--findings',
+              findings(tmp, PROBE_FINDING), '--findings-may-show']),
             ('--findings-may-show: another report still fails', 1, 'WARN report at line',
              [log(tmp, DMA_WARN + ['------------[ cut here ]------------',
                                    'WARNING: x.c:1 at f+0x1/0x2']),
