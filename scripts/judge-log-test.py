@@ -242,6 +242,8 @@ def main():
              'kmemleak report at line',
              [log(tmp, [LEAK_SUMMARY] + LEAK_PROBE + LEAK_OTHER), '--findings',
               findings(tmp, PROBE_FINDING), '--findings-may-show']),
+            ("blktests' own cleanup warning is no kernel report", 0, 'run clean',
+             [log(tmp, ['WARNING: Test did not clean up port: 0'])]),
             ('--findings-may-show: another report still fails', 1, 'WARN report at line',
              [log(tmp, DMA_WARN + ['------------[ cut here ]------------',
                                    'WARNING: x.c:1 at f+0x1/0x2']),
