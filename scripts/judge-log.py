@@ -151,6 +151,15 @@ def report_spans(texts):
     return spans
 
 
+def finding_of(block, findings):
+    """the name of the finding (read_findings) a report's lines are: the
+    first whose every regex matches one of them; None otherwise"""
+    for fname, pats in findings:
+        if all(any(p.search(t) for t in block) for p in pats):
+            return fname
+    return None
+
+
 def known_lines(name, texts, findings, problems, accepted=None, must_show=True):
     """the lines of the reports that are known findings; each finding must
     have shown (else it no longer reproduces: the docs must say so) unless
@@ -158,14 +167,12 @@ def known_lines(name, texts, findings, problems, accepted=None, must_show=True):
     known = set()
     seen = set()
     for first, last in report_spans(texts):
-        block = texts[first:last + 1]
-        for fname, pats in findings:
-            if all(any(p.search(t) for t in block) for p in pats):
-                known.update(range(first, last + 1))
-                seen.add(fname)
-                if accepted is not None:
-                    accepted[fname] = accepted.get(fname, 0) + 1
-                break
+        fname = finding_of(texts[first:last + 1], findings)
+        if fname:
+            known.update(range(first, last + 1))
+            seen.add(fname)
+            if accepted is not None:
+                accepted[fname] = accepted.get(fname, 0) + 1
     for fname, _ in findings:
         if must_show and fname not in seen:
             problems.append(f'{name}: known finding {fname} did not show: fixed? '

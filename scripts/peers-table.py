@@ -154,15 +154,10 @@ def known_leak(path):
     """the finding a test's kmemleak failure is, where every object its
     .kmemleak file lists is that known finding's (known-reports.findings);
     None otherwise"""
-    objs, cur = [], None
-    for line in read_lines(path):
-        if line.startswith('unreferenced object'):
-            cur = [line]
-            objs.append(cur)
-        elif cur is not None:
-            cur.append(line)
-    names = {known_report(o) for o in objs}
-    return names.pop() if objs and len(names) == 1 and None not in names else None
+    lines = read_lines(path)
+    names = {known_report(lines[first:last + 1])
+             for first, last in jlp.report_spans(lines)}
+    return names.pop() if len(names) == 1 and None not in names else None
 
 
 def blktests_rounds(devdir):
@@ -439,12 +434,9 @@ KNOWN = []
 
 def known_report(block):
     """the name of the finding a report is (scripts/peers/
-    known-reports.findings, judge-log.py's --findings format: every regex
-    matches one of its lines); None otherwise"""
-    for name, pats in KNOWN:
-        if all(any(p.search(t) for t in block) for p in pats):
-            return name
-    return None
+    known-reports.findings, judge-log.py's --findings format); None
+    otherwise"""
+    return jlp.finding_of(block, KNOWN)
 
 
 def merge_reports(reports):
@@ -650,27 +642,20 @@ def main():
                 short.append(f'{suite} {name}: passes on another device, {cell(mine)} on rdmasim')
     lines.append('')
     lines.append('per suite: tests passed / failed / not run; wall time (s)')
-    passes = {d: {} for d in a.devs}
-    for suite in suites:
-        parts = []
-        for d in a.devs:
-            rs = [r for k, r in results[d].items() if k[0] == suite]
-            passes[d][suite] = sum(r['status'] == 'pass' for r in rs)
-            if not rs and suite not in walls[d]:
-                continue
-            parts.append(f"{d} {passes[d][suite]}/"
-                         f"{sum(r['status'] == 'fail' for r in rs)}/"
-                         f"{sum(r['status'] == 'not run' for r in rs)} "
-                         f"{walls[d].get(suite, '?')} s")
-        lines.append(f'  {suite:<10} ' + ', '.join(parts))
+    counts = {(d, suite): [sum(r['status'] == st for k, r in results[d].items()
+                               if k[0] == suite) for st in ('pass', 'fail', 'not run')]
+              for d in a.devs for suite in suites}
     # the devices whose time compares with rdmasim's in a suite: those
     # that passed as many of its tests (a suite that stopped early, or
     # whose tests time out, is not faster or slower, it did not run)
     peers = {suite: [d for d in a.devs if d not in ('rdmasim', 'loop')
-                     and 'rdmasim' in passes
-                     and passes[d][suite] >= passes['rdmasim'][suite]]
+                     and 'rdmasim' in a.devs
+                     and counts[(d, suite)][0] >= counts[('rdmasim', suite)][0]]
              for suite in suites}
-    for i, suite in enumerate(suites):
+    for suite in suites:
+        parts = [f"{d} {'/'.join(map(str, counts[(d, suite)]))} "
+                 f"{walls[d].get(suite, '?')} s" for d in a.devs
+                 if any(counts[(d, suite)]) or suite in walls[d]]
         mine = walls.get('rdmasim', {}).get(suite)
         ratios = [f'rdmasim/{d} {mine / walls[d][suite]:.2f}' for d in peers[suite]
                   if mine and walls[d].get(suite)]
@@ -680,8 +665,8 @@ def main():
             more.append('wall time ' + ', '.join(ratios))
         if fewer and 'rdmasim' in a.devs:
             more.append(f"{', '.join(fewer)} passed fewer: not compared")
-        if more:
-            lines[-len(suites) + i] += ' (' + '; '.join(more) + ')'
+        lines.append(f'  {suite:<10} ' + ', '.join(parts) +
+                     (' (' + '; '.join(more) + ')' if more else ''))
     lines += profile(suites, walls, cpus, peers)
     lines += floor(keys, results, a.devs)
     flaky = []
