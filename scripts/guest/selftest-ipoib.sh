@@ -112,7 +112,7 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 	# A umad user on a third port, rdmasim2 (LID 3), takes all the SA
 	# gives it just before IPoIB comes up on the other two: 300 joins
 	# (the port's limit is 256 groups) and 64 GetTables whose RMPP
-	# answers it never ACKs (8 in flight per requesting LID); another
+	# answers it never ACKs (16 in flight per requesting LID); another
 	# port's GetTable and both ports' IPoIB joins still succeed.
 	check "sa_flood_new_device_2" ctl new_device 2
 	sa_stat rmpp_refused && sa_flood_r0=$val
@@ -121,13 +121,13 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 			{ cat /run/sa-flood; return 1; }
 		while IFS= read -r l; do say "RSIM-SA-FLOOD $l"; done </run/sa-flood
 		lines /run/sa-flood "Joined 256" "JoinsRefused 44" \
-			"TablesInFlight 8" "TablesRefused 56"
+			"TablesInFlight 16" "TablesRefused 48"
 	}
 	check "sa_flood_umad" sa_flood
 	# shellcheck disable=SC2086 # $SAQ: words
 	check "sa_flood_other_lid_gets_tables" capture /run/sa-flood-g $SAQ -g
 	sa_flood_refused() {
-		sa_stat rmpp_refused && [ "$val" -ge $((sa_flood_r0 + 56)) ] &&
+		sa_stat rmpp_refused && [ "$val" -ge $((sa_flood_r0 + 48)) ] &&
 			sa_stat rmpp_peak && [ "$val" -le 64 ] &&
 			sa_stat mcast_refused_port && [ "$val" -ge 44 ]
 	}

@@ -65,10 +65,32 @@ check "sa_link_record_status" has_line /run/sa-lr "*returned 0x000c*"
 check "sa_broadcast_group" has_line "$SADBG/groups" \
 	"mgid ff12:401b:ffff:0000:0000:0000:ffff:ffff mlid 0xc000 qkey 0x00000b1b pkey 0xffff mtu 2048 *well-known"
 
-# faults: an error status for NodeRecord (0x11) only, once
 sa_stat() {
 	kv "$SADBG/stats" "$1"
 }
+# 24 tables in a row from one port, each ACKed to the end: none refused
+# (an answer stays in flight for the RMPP timeout after its last ACK: with
+# 1 s, the ninth of eight quick saquery runs was refused), and all end
+sa_back_to_back() {
+	local i=0 r0
+	sa_stat rmpp_refused && r0=$val
+	while [ $i -lt 24 ]; do
+		# shellcheck disable=SC2086
+		$SAQ >/run/sa-b2b 2>&1 ||
+			{ echo "table $i:"; cat /run/sa-b2b; return 1; }
+		i=$((i + 1))
+	done
+	sa_stat rmpp_refused && [ "$val" = "$r0" ] && return 0
+	echo "rmpp_refused $r0 -> $val"
+	return 1
+}
+check "sa_tables_back_to_back" sa_back_to_back
+sa_none_in_flight() {
+	sa_stat rmpp_in_flight && [ "$val" = 0 ]
+}
+check "sa_tables_all_ended" wait_for "the answers' ends" 10 sa_none_in_flight
+
+# faults: an error status for NodeRecord (0x11) only, once
 sa_stat failed && sa_failed=$val
 echo 0x11 >"$SADBG/attr"
 echo 0x0100 >"$SADBG/error_status"

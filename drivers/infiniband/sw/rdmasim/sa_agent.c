@@ -22,11 +22,15 @@
  * either.
  *
  * A requester gets at most RSIM_SA_RMPP_PER_LID GetTable answers in
- * flight at once (sent and not yet ACKed to the end), and the SA at most
+ * flight at once (sent and not yet ended), and the SA at most
  * RSIM_SA_RMPP_MAX: past either, a GetTable is answered ERR_NO_RESOURCES
  * in one MAD, before its records are gathered. Each such answer holds up
- * to about 229 KiB for up to (retries + 1) * timeout, 4 s. The LID is
- * what a MAD says of its requester (every process on a port shares it).
+ * to about 229 KiB for up to (retries + 1) * timeout, 4 s, if its
+ * requester never ACKs; one ACKed to the end ends a timeout later (the
+ * MAD layer completes an RMPP send with a timeout only when no response
+ * comes in it), so the timeout is short: a requester asking one table
+ * after another holds few at once. The LID is what a MAD says of its
+ * requester (every process on a port shares it).
  *
  * Faults (debugfs rdmasim/sa/): three injection points, each with
  * fail_nth and, with CONFIG_FAULT_INJECTION, the probabilistic layer:
@@ -50,9 +54,15 @@ static bool rsim_sa_enable = true;
 module_param_named(sa, rsim_sa_enable, bool, 0444);
 MODULE_PARM_DESC(sa, "answer as the subnet administrator (default 1; 0 leaves the SA class to another SM)");
 
-/* how long an RMPP answer waits for each ACK, and how often it resends */
-#define RSIM_SA_RMPP_TIMEOUT_MS	1000
-#define RSIM_SA_RMPP_RETRIES	3
+/*
+ * how long an RMPP answer waits for each window's ACK, and how often it
+ * resends the window (the count starts again at each ACK that moves on):
+ * a silent requester holds an answer 40 * 100 ms, 4 s. The timeout is
+ * also how long an answer ACKed to the end stays in flight: the MAD layer
+ * then waits that long for a response before it completes the send.
+ */
+#define RSIM_SA_RMPP_TIMEOUT_MS	100
+#define RSIM_SA_RMPP_RETRIES	39
 /* answers the delay fault holds back at once, per port */
 #define RSIM_SA_HELD_MAX	256
 /*
@@ -61,7 +71,7 @@ MODULE_PARM_DESC(sa, "answer as the subnet administrator (default 1; 0 leaves th
  * 4 s) in flight at once: per requesting LID, and in all. A requester over
  * its share gets ERR_NO_RESOURCES (IBA 15.2.1.1) and may ask again.
  */
-#define RSIM_SA_RMPP_PER_LID	8
+#define RSIM_SA_RMPP_PER_LID	16
 #define RSIM_SA_RMPP_MAX	64
 /* buf->context[0] of an answer counted in flight: its LID, tagged */
 #define RSIM_SA_RMPP_TAG	BIT(16)
@@ -258,8 +268,8 @@ static void rsim_sa_delay_work(struct work_struct *work)
 					     node);
 		if (h && time_before(jiffies, h->due)) {
 			if (!sa->stopping)
-				queue_delayed_work(system_wq, &sa->delay_work,
-						   h->due - jiffies);
+				schedule_delayed_work(&sa->delay_work,
+						      h->due - jiffies);
 			h = NULL;
 		} else if (h) {
 			list_del(&h->node);
@@ -298,8 +308,7 @@ static bool rsim_sa_hold(struct rsim_sa_port *sa, struct ib_mad_send_buf *buf,
 	sa->nr_delayed++;
 	list_add_tail(&h->node, &sa->delayed);
 	if (first)
-		queue_delayed_work(system_wq, &sa->delay_work,
-				   msecs_to_jiffies(ms));
+		schedule_delayed_work(&sa->delay_work, msecs_to_jiffies(ms));
 	spin_unlock_bh(&sa->lock);
 	return true;
 }
