@@ -55,6 +55,11 @@ rsim_step "log judge's own test" python3 "$RSIM_TOP/scripts/judge-log-test.py" \
 	cat "$RSIM_OUT/judge-log-test.log" >&2
 	die "the log judge's own test failed"
 }
+rsim_step "peers table's own test" python3 "$RSIM_TOP/scripts/peers-table-test.py" \
+	>"$RSIM_OUT/peers-table-test.log" 2>&1 || {
+	cat "$RSIM_OUT/peers-table-test.log" >&2
+	die "the peers table's own test failed"
+}
 "$RSIM_TOP/scripts/setup-host.sh"
 export RSIM_HOST_READY=1
 sparse=$(rsim_sparse)

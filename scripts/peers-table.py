@@ -62,6 +62,7 @@ def kind_of(block):
     return None
 
 MARKER = re.compile(r'run blktests (\S+) at ')
+RUN_AT = re.compile(r'run blktests (\S+) at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)')
 # ./check's status line: "nvme/010 (bd=device) (description)   [passed]"
 STATUS = re.compile(r'^(\w+/\d+) (?:\((\w+=[^)]*)\) )?.*\[(passed|failed|not run)\]\s*$')
 ANSI = re.compile(r'\x1b\[[0-9;]*[A-Za-z]')
@@ -123,9 +124,51 @@ def read_result(path):
     return res
 
 
-def blktests_results(devdir, sub='blktests'):
+def read_flakes(path):
+    """scripts/peers/known-flakes: [(name, test, output regex, console
+    regex)]"""
+    flakes = []
+    for line in read_lines(path):
+        if line.strip() and not line.startswith('#'):
+            name, test, out, console = (w.strip() for w in line.split('|', 3))
+            flakes.append((name, test, re.compile(out), re.compile(console)))
+    return flakes
+
+
+FLAKES = []
+
+
+def test_console(lines):
+    """{(test, date): its lines} of the console (timestamps off): from
+    blktests' "run blktests <test> at <date>" to the next such marker"""
+    out, cur = {}, None
+    for text in lines:
+        m = RUN_AT.search(text)
+        if m:
+            cur = out.setdefault((m.group(1), m.group(2)), [])
+        elif cur is not None:
+            cur.append(text)
+    return out
+
+
+def known_flake(test, path, r, sections):
+    """the known flake (scripts/peers/known-flakes) a failed blktests
+    test is, where its output and its lines on the console both show it;
+    None otherwise"""
+    for name, ftest, out, console in FLAKES:
+        if ftest != test:
+            continue
+        bad = read_lines(path + '.out.bad')
+        mine = sections.get((test, r.get('date', '')), [])
+        if any(out.search(t) for t in bad) and any(console.search(t) for t in mine):
+            return name
+    return None
+
+
+def blktests_results(devdir, sub='blktests', sections=None):
     """{('blktests', test, cond): {status, reason, seconds, kmemleak}} of
-    the results in devdir/<sub> (blktests.round<N>: a later round)"""
+    the results in devdir/<sub> (blktests.round<N>: a later round);
+    sections: the console's lines of each test run (test_console())"""
     out = {}
     base = os.path.join(devdir, sub)
     for path in glob.glob(os.path.join(base, 'nodev*', '*', '[0-9]*')):
@@ -147,6 +190,12 @@ def blktests_results(devdir, sub='blktests'):
         if known:
             out[key]['known'] = known
             out[key]['reason'] = f'kmemleak: {known} (Documentation/ulps.rst, Findings)'
+        flake = (known_flake(f'{group}/{name}', path, r, sections or {})
+                 if out[key]['status'] == 'fail' and not known else None)
+        if flake:
+            out[key]['known'] = flake
+            out[key]['reason'] = (f"{r.get('reason', '')}: known flake {flake} "
+                                  '(Documentation/ulps.rst, Findings)')
     return out
 
 
@@ -160,15 +209,18 @@ def known_leak(path):
     return names.pop() if len(names) == 1 and None not in names else None
 
 
-def blktests_rounds(devdir):
+def blktests_rounds(devdir, lines):
     """[(round, results)] of every round guest/peers.sh ran (the first in
-    blktests/, the later ones in blktests.round<N>/)"""
-    rounds = [(1, blktests_results(devdir))]
+    blktests/, the later ones in blktests.round<N>/); lines: the console,
+    timestamps off"""
+    sections = test_console(lines)
+    rounds = [(1, blktests_results(devdir, sections=sections))]
     for path in glob.glob(os.path.join(devdir, 'blktests.round*')):
         m = re.search(r'round(\d+)$', path)
         if m:
             rounds.append((int(m.group(1)),
-                           blktests_results(devdir, os.path.basename(path))))
+                           blktests_results(devdir, os.path.basename(path),
+                                            sections)))
     return sorted(rounds, key=lambda r: r[0])
 
 
@@ -588,15 +640,16 @@ def main():
     notrun = read_notrun(os.path.join(top, 'scripts', 'peers', 'kselftest-rdma.notrun'))
     KNOWN[:] = jlp.read_findings(os.path.join(top, 'scripts', 'peers',
                                               'known-reports.findings'))
+    FLAKES[:] = read_flakes(os.path.join(top, 'scripts', 'peers', 'known-flakes'))
     results, walls, reports, bootleaks, cpus = {}, {}, [], {}, {}
     rounds = {}
     seen = []
     for dev in a.devs:
         d = os.path.join(a.out, dev)
-        rounds[dev] = blktests_rounds(d)
-        res = rounds[dev][0][1]
         console = read_lines(os.path.join(d, 'console.log'))
         lines = plain(console)
+        rounds[dev] = blktests_rounds(d, lines)
+        res = rounds[dev][0][1]
         w, reps, bl, rcres, cpus[dev] = read_console(console, lines)
         # ./check's own output, where it was kept, over the console's copy
         skips = skip_reasons(lines)
