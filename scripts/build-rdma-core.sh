@@ -45,9 +45,13 @@ RSIM_RDMA_CORE_SERIES=${RSIM_RDMA_CORE_SERIES:-65}
 # Cython) does not silently turn pyverbs off. -O1 without debug info: the
 # build is a test tool here, and its Cython-generated pyverbs is most of
 # the compile; 188 CPU seconds instead of about 305 (RelWithDebInfo, -O2
-# -g), on the critical path of a cold make check.
+# -g), on the critical path of a cold make check. -DNDEBUG as in
+# rdma-core's own Release flags, which packagers use: the providers'
+# assertions are off, as on the users' machines (with them on, siw's
+# provider aborts in every ibv_destroy_qp: Documentation/ulps.rst,
+# Findings).
 RSIM_RDMA_CORE_CMAKE="-GNinja -DIN_PLACE=1 -DNO_MAN_PAGES=1 -DENABLE_STATIC=0
-	-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE=-O1
+	-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS_RELEASE=-O1 -DCMAKE_C_FLAGS=-DNDEBUG
 	-DPYTHON_EXECUTABLE=/usr/bin/python3"
 
 # The build dependencies are host packages (setup-host.sh's list), so

@@ -546,9 +546,11 @@ NOTES = [
      'for rxe_netns_names.sh on the debug UML kernel, on every device (230 to 310 s: '
      'about 500 short-lived ip and rdma processes, each about 0.5 s under UML; '
      'the profile per device is below)'),
-    ('perftest', 'perftest 25.01 (the newest packaged) has no --data_validation: its own '
-     'run_perftest_loopback, 1000 iterations, rdmasim and rxe on a veth end, siw on lo '
-     'with -R (rdma_cm); a program passes when it exits 0'),
+    ('perftest', 'perftest 25.01 (the newest packaged) has no --data_validation: 1000 '
+     'iterations on a device on a veth end; rdmasim and rxe through its own '
+     'run_perftest_loopback, siw (iWARP) with -R --ipv6-addr (rdma_cm), its client '
+     "connecting to the veth end's link-local address (the loopback script's "
+     '"localhost" is no iWARP device\'s); a program passes when it exits 0'),
     ('perftest', 'the latency programs on the boot\'s one CPU: server and client '
      'busy-poll it, and rdmasim completes a small WR inside the post (no thread of its own '
      'to switch to), so each half round trip waits for the scheduler tick (HZ=100: t_typical '

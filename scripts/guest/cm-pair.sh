@@ -1,5 +1,4 @@
 # shellcheck shell=sh
-# shellcheck disable=SC2034 # val: ll_of()'s result, for the caller
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rdmasim: a pair of rdma_cm programs (a server and its client) as the
@@ -7,7 +6,8 @@
 # (guest/selftest-roce.sh) and IPoIB's (guest/selftest-ipoib.sh): the
 # server started until it listens, the client run, both ending, each
 # program's output on the console, the kernel stacks of one that hangs.
-# Uses wait_for(), has_line() and say() from guest/lib.sh.
+# Uses wait_for(), has_line(), say(), ll_of() and cm_listening() from
+# guest/lib.sh.
 
 # rdma_core_env: rdma-core's build (boot-uml.sh's RSIM_RDMA_CORE_ENV) and
 # the provider for its programs, their directory in $CMB; false without it
@@ -21,33 +21,6 @@ rdma_core_env() {
 	export RDMAV_DRIVERS LD_LIBRARY_PATH
 	# shellcheck disable=SC2034 # the stanzas' that source this file
 	CMB=$RSIM_RDMA_CORE_BIN
-}
-
-# ll_of ifname [netns]: <ifname>'s IPv6 link-local address (in network
-# namespace <netns>) in $val: the address an rdma_cm pair uses
-ll_of() {
-	local l
-	val=
-	if [ -n "${2:-}" ]; then
-		ip netns exec "$2" ip -6 -o addr show dev "$1" scope link \
-			>/run/ll 2>&1
-	else
-		ip -6 -o addr show dev "$1" scope link >/run/ll 2>&1
-	fi
-	while read -r l; do
-		l=${l#*inet6 }
-		val=${l%%/*}
-		return 0
-	done </run/ll
-	echo "$1: no link-local address"
-	return 1
-}
-
-# cm_listening port: an rdma_cm ID listens on <port> (rdma res show cm_id)
-cm_listening() {
-	rdma res show cm_id >/run/cm-ids 2>&1
-	has_line /run/cm-ids "*state LISTEN*:$1 *" ||
-		has_line /run/cm-ids "*state LISTEN*:$1"
 }
 
 # ended pid: <pid> is gone

@@ -98,6 +98,34 @@ ll_addr_ready() {
 	return 1
 }
 
+# ll_of ifname [netns]: <ifname>'s IPv6 link-local address (in network
+# namespace <netns>) in $val: the address an rdma_cm pair uses
+# shellcheck disable=SC2034 # val: the result, for the caller
+ll_of() {
+	local l
+	val=
+	if [ -n "${2:-}" ]; then
+		ip netns exec "$2" ip -6 -o addr show dev "$1" scope link \
+			>/run/ll 2>&1
+	else
+		ip -6 -o addr show dev "$1" scope link >/run/ll 2>&1
+	fi
+	while read -r l; do
+		l=${l#*inet6 }
+		val=${l%%/*}
+		return 0
+	done </run/ll
+	echo "$1: no link-local address"
+	return 1
+}
+
+# cm_listening port: an rdma_cm ID listens on <port> (rdma res show cm_id)
+cm_listening() {
+	rdma res show cm_id >/run/cm-ids 2>&1
+	has_line /run/cm-ids "*state LISTEN*:$1 *" ||
+		has_line /run/cm-ids "*state LISTEN*:$1"
+}
+
 # port_active ibdev: port 1 of <ibdev> is ACTIVE
 port_active() {
 	sysfs_is "/sys/class/infiniband/$1/ports/1/state" "4: ACTIVE"

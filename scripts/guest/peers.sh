@@ -295,25 +295,52 @@ peer_rdma_core() {
 }
 
 # perftest: each program make check builds, server and client on one
-# device of $RSIM_PEER_DEV through perftest's own run_perftest_loopback
-# (both on CPU 0, the boot's only one; the client connects to
-# "localhost"), 1000 iterations, as its users run it: rdmasim and rxe on
-# rsim_pv0, exchanging their QPs' numbers over TCP; siw on lo, its usual
-# loopback, with -R (iWARP connects through rdma_cm only, which binds
-# "localhost" to the device on lo). perftest 25.01 has no
-# --data_validation: a program passes when it exits 0. Each program's
-# output goes to perftest/<program>.out, and a line to perftest/results:
-# the program, its exit status, /proc/uptime before and after.
+# device of $RSIM_PEER_DEV, both on CPU 0 (the boot's only one), 1000
+# iterations, as its users run it. rdmasim and rxe on rsim_pv0 through
+# perftest's own run_perftest_loopback (the client connects to
+# "localhost"; the two exchange their QPs' numbers over TCP). siw, an
+# iWARP device, connects through rdma_cm only (-R), which binds
+# "localhost" to the device that owns 127.0.0.1, none on a veth end and
+# siw's zero-GID lo device no one (Documentation/testing.rst): siw_pv0's
+# server listens on every address (--ipv6-addr: the rdma_cm address is
+# IPv6) and its client connects to rsim_pv0's link-local address, the one
+# of siw_pv0's netdev (what run_perftest_loopback does, with the listen
+# awaited instead of a second's sleep). perftest 25.01 has no
+# --data_validation: a program passes when it (its client) exits 0. Each
+# program's output goes to perftest/<program>.out (siw's server's after
+# its client's), and a line to perftest/results: the program, its exit
+# status, /proc/uptime before and after.
+PERFTEST_PORT=18515
+peer_perftest_cm() {
+	local bin="$1" out="$2" srv rc
+	ll_of rsim_pv0 || return 1
+	timeout 120 taskset -c 0 "$bin" -d siw_pv0 -F -n 1000 -R --ipv6-addr \
+		>"$out.server" 2>&1 &
+	srv=$!
+	if ! wait_for "$bin's rdma_cm listen" 30 cm_listening $PERFTEST_PORT \
+		>"$out" 2>&1; then
+		kill "$srv" 2>/dev/null
+		wait "$srv"
+		cat "$out.server" >>"$out"
+		return 1
+	fi
+	# shellcheck disable=SC2154 # val: ll_of()'s (guest/lib.sh)
+	timeout 120 taskset -c 0 "$bin" -d siw_pv0 -F -n 1000 -R --ipv6-addr \
+		"$val%rsim_pv0" >"$out" 2>&1
+	rc=$?
+	wait "$srv"
+	{ echo "---- the server's output ----"; cat "$out.server"; } >>"$out"
+	rm -f "$out.server"
+	return $rc
+}
+
 peer_perftest() {
 	local dev="${RSIM_PEER_DEV}_pv0" out=$peer_out/perftest p rc t0 t1 rest
-	local cm='' nd=rsim_pv0 loop
-	if [ "$RSIM_PEER_DEV" = siw ]; then
-		cm=-R nd=lo dev=siw_lo
-	fi
+	local loop
 	mkdir -p "$out"
 	: >"$out/results"
 	check "perftest_cpu_mhz" cpuinfo_mhz
-	check "perftest_${dev}_up" peer_link_up "$dev" $nd || return 0
+	check "perftest_${dev}_up" peer_link_up "$dev" || return 0
 	# after the device: rdmasim's provider where its module is loaded
 	check "perftest_rdma_core_env" rdma_core_env
 	loop="${RSIM_RDMA_CORE_PERFTEST%/build}/src/run_perftest_loopback"
@@ -321,9 +348,12 @@ peer_perftest() {
 	for p in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_send_lat; do
 		say "RSIM-PEER perftest $p"
 		read -r t0 rest </proc/uptime
-		# shellcheck disable=SC2086 # $cm: no word or one
-		timeout 120 sh "$loop" 0 0 "$RSIM_RDMA_CORE_PERFTEST/$p" -d "$dev" \
-			-F -n 1000 $cm >"$out/$p.out" 2>&1
+		if [ "$RSIM_PEER_DEV" = siw ]; then
+			peer_perftest_cm "$RSIM_RDMA_CORE_PERFTEST/$p" "$out/$p.out"
+		else
+			timeout 120 sh "$loop" 0 0 "$RSIM_RDMA_CORE_PERFTEST/$p" \
+				-d "$dev" -F -n 1000 >"$out/$p.out" 2>&1
+		fi
 		rc=$?
 		read -r t1 rest </proc/uptime
 		echo "$p $rc $t0 $t1" >>"$out/results"
