@@ -63,13 +63,40 @@ static inline void rsim_mark_name_by_user(struct ib_device *ibdev)
 }
 
 /*
- * The RDMA FLUSH access rights (6.2 and later): none before.
+ * IBA annex A19's memory placement operations, RDMA FLUSH and ATOMIC
+ * WRITE: their access rights, opcodes, completions and device flags came
+ * together (6.2 and later). Before, RSIM_PLACEMENT is false: no right,
+ * no flag, and the opcodes (the uverbs ABI's numbers, which a mapped send
+ * queue's slot may still carry) are refused.
  */
 #ifdef RSIM_HAVE_ACCESS_FLUSH
+#define RSIM_PLACEMENT		true
 #define RSIM_ACCESS_FLUSH	(IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT)
+#define RSIM_ACCESS_FLUSH_GLOBAL	IB_ACCESS_FLUSH_GLOBAL
+#define RSIM_ACCESS_FLUSH_PERSISTENT	IB_ACCESS_FLUSH_PERSISTENT
+#define RSIM_DEVICE_PLACEMENT	(IB_DEVICE_FLUSH_GLOBAL |		\
+				 IB_DEVICE_FLUSH_PERSISTENT |		\
+				 IB_DEVICE_ATOMIC_WRITE)
+#define RSIM_WR_FLUSH		IB_WR_FLUSH
+#define RSIM_WR_ATOMIC_WRITE	IB_WR_ATOMIC_WRITE
+#define RSIM_WC_FLUSH		IB_WC_FLUSH
+#define RSIM_WC_ATOMIC_WRITE	IB_WC_ATOMIC_WRITE
 #else
+#define RSIM_PLACEMENT		false
 #define RSIM_ACCESS_FLUSH	0
+#define RSIM_ACCESS_FLUSH_GLOBAL	0
+#define RSIM_ACCESS_FLUSH_PERSISTENT	0
+#define RSIM_DEVICE_PLACEMENT	0
+#define RSIM_WR_FLUSH		((enum ib_wr_opcode)14)
+#define RSIM_WR_ATOMIC_WRITE	((enum ib_wr_opcode)15)
+#define RSIM_WC_FLUSH		((enum ib_wc_opcode)8)
+#define RSIM_WC_ATOMIC_WRITE	((enum ib_wc_opcode)9)
 #endif
+/* IBA A19.4.1: the placement types and selectivity levels (uverbs ABI) */
+#define RSIM_FLUSH_GLOBAL	1
+#define RSIM_FLUSH_PERSISTENT	2
+#define RSIM_FLUSH_RANGE	0
+#define RSIM_FLUSH_MR		1
 
 /*
  * reg_user_mr_dmabuf() takes a uverbs_attr_bundle (6.12 and later) or an
@@ -107,12 +134,18 @@ struct ib_dmah;
 struct rsim_mr;
 #ifdef RSIM_HAVE_IB_DMAH
 void rsim_dmah_bind(struct rsim_mr *mr, struct ib_dmah *dmah);
+bool rsim_dmah_is_pmem(const struct ib_dmah *dmah);
 void rsim_dmah_unbind(struct rsim_mr *mr);
 void rsim_dmah_set_ops(struct ib_device *ibdev);
 #define RSIM_HAVE_DMAH_OPS	1
 #else
 static inline void rsim_dmah_bind(struct rsim_mr *mr, struct ib_dmah *dmah)
 {
+}
+
+static inline bool rsim_dmah_is_pmem(const struct ib_dmah *dmah)
+{
+	return false;
 }
 
 static inline void rsim_dmah_unbind(struct rsim_mr *mr)

@@ -151,7 +151,9 @@ struct rsim_uwq_resp {
  * command; a WR that breaks one completes with IBV_WC_LOC_QP_OP_ERR in
  * its turn and puts the QP in the error state. IBV_WR_LOCAL_INV (ex: the
  * rkey) and IBV_WR_BIND_MW (wr.bind), which that command cannot carry,
- * act on memory windows.
+ * act on memory windows; IBV_WR_FLUSH (wr.flush) and IBV_WR_ATOMIC_WRITE
+ * (wr.atomic_write), which it cannot carry either, are RC's memory
+ * placement operations (IBA annex A19): no SGEs, no inline data.
  */
 struct rsim_uswqe {
 	__aligned_u64 wr_id;
@@ -188,6 +190,20 @@ struct rsim_uswqe {
 			__u32 rkey;		/* new: its low 8 bits count */
 			__u32 access;		/* IBV_ACCESS_* */
 		} bind;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 length;	/* IBV_FLUSH_RANGE's bytes */
+			__u32 rkey;
+			__u8 type;		/* IBV_FLUSH_GLOBAL, _PERSISTENT */
+			__u8 level;		/* IBV_FLUSH_RANGE or _MR */
+			__u16 reserved;
+		} flush;
+		struct {
+			__aligned_u64 remote_addr;	/* 8-byte aligned */
+			__aligned_u64 value;	/* the 8 bytes, as in memory */
+			__u32 rkey;
+			__u32 reserved;
+		} atomic_write;
 	} wr;
 	struct rsim_usge sge[];
 };

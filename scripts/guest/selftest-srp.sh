@@ -77,6 +77,14 @@ srp_io() {
 		dd if="$1" of=/run/srp-back bs=64k count=16 iflag=direct &&
 		cmp /run/srp-data /run/srp-back
 }
+# srp_unused: ib_srp has no user left: deleting the port queues its
+# removal (srp_remove_work), which lets the SCSI host go after its disk;
+# rmmod right after the disk went once found the module still in use
+srp_unused() {
+	local n
+	read -r n </sys/module/ib_srp/refcnt || return 1
+	[ "$n" = 0 ] || { echo "ib_srp refcnt $n"; return 1; }
+}
 srp_ports_gone() {
 	local p
 	for p in /sys/class/srp_remote_ports/port-*; do
@@ -99,6 +107,7 @@ if $MP -n ib_srpt 2>/dev/null && $MP -n ib_srp 2>/dev/null; then
 	check "srp_write_read_back" srp_io "${SRP_DEV:-/dev/null}"
 	check "srp_port_deleted" srp_ports_gone
 	check "srp_disk_gone" wait_for "the SRP disk to go" 30 refused srp_disk
+	check "srp_unused" wait_for "ib_srp's last user to go" 30 srp_unused
 	check "srp_rmmod_srp" rmmod ib_srp
 	check "srp_lio_gone" srp_lio_gone
 	check "srp_rmmod_srpt" rmmod ib_srpt

@@ -39,9 +39,20 @@ struct rsim_device {
 	struct verbs_device vdev;
 };
 
+/* the device's flags for FLUSH and ATOMIC_WRITE (a kernel that has them) */
+#define RSIM_DEVICE_PLACEMENT_EX (IB_UVERBS_DEVICE_FLUSH_GLOBAL |	\
+				  IB_UVERBS_DEVICE_FLUSH_PERSISTENT |	\
+				  IB_UVERBS_DEVICE_ATOMIC_WRITE)
+
 struct rsim_context {
 	struct verbs_context vctx;
 	uint32_t map;		/* RSIM_UCTX_MAP_* the kernel granted */
+	/*
+	 * the device executes FLUSH and ATOMIC_WRITE (its capability flags,
+	 * asked once, at the first QP that wants them): 0 unknown, 1 yes,
+	 * -1 no
+	 */
+	int placement;
 };
 
 /* the core's commands and responses with the driver's data after them */
@@ -127,12 +138,16 @@ static int rsim_query_device_ex(struct ibv_context *ctx,
 	if (ret)
 		return ret;
 
-	/* windows are bound through mapped send queues only */
+	/*
+	 * windows are bound, and FLUSH and ATOMIC_WRITE posted, through
+	 * mapped send queues only
+	 */
 	if (!(to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_SQ)) {
 		attr->orig_attr.device_cap_flags &=
 			~(IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2A |
 			  IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 		attr->orig_attr.max_mw = 0;
+		attr->device_cap_flags_ex &= ~RSIM_DEVICE_PLACEMENT_EX;
 	}
 	/* the kernel's get_dev_fw_str (sysfs fw_ver): 16.16.32 bits */
 	fw = resp.base.fw_ver;
@@ -853,6 +868,12 @@ static int rsim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 #define RSIM_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 /* memory windows: only through a mapped send queue (RC and UC) */
 #define RSIM_MW_SEND_OPS (IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
+/*
+ * FLUSH and ATOMIC_WRITE (IBA annex A19): RC, through a mapped send queue
+ * only, where the kernel has them (RSIM_DEVICE_PLACEMENT_EX)
+ */
+#define RSIM_PLACEMENT_SEND_OPS (IBV_QP_EX_WITH_FLUSH |			\
+				 IBV_QP_EX_WITH_ATOMIC_WRITE)
 
 /* create_flags go to the kernel, which accepts none */
 #define RSIM_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD |			\
@@ -1047,11 +1068,25 @@ static int rsim_usq_map(struct rsim_usq *sq, struct ibv_context *ctx,
 #define RSIM_RES_TYPE_QP 1
 #define RSIM_BUF_ALIGN 64
 
+/*
+ * a FLUSH's or an ATOMIC_WRITE's operands, which struct ibv_send_wr has
+ * no room for: beside their WR in the extended send API's list
+ */
+struct rsim_place {
+	uint64_t remote_addr;
+	uint64_t length;
+	uint64_t value;
+	uint32_t rkey;
+	uint8_t type;
+	uint8_t level;
+};
+
 struct rsim_qp {
 	struct verbs_qp vqp;
 	struct rsim_pd *pd;		/* its PD or parent domain */
 	/* the extended send API's list, between wr_start and wr_complete */
 	struct ibv_send_wr *wrs;	/* max_wr WRs */
+	struct rsim_place *place;	/* FLUSH's, ATOMIC_WRITE's: per WR */
 	struct ibv_sge *sges;		/* max_sge per WR */
 	uint8_t *inl;			/* max_inline bytes per WR */
 	uint32_t max_wr;
@@ -1203,6 +1238,47 @@ static void rsim_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
 		       add, 0);
 }
 
+static struct rsim_place *rsim_wr_place(struct ibv_qp_ex *ibqp,
+					enum ibv_wr_opcode opcode)
+{
+	struct rsim_qp *qp = ex_to_rsim_qp(ibqp);
+	struct ibv_send_wr *wr = rsim_wr_new(ibqp, opcode);
+	struct rsim_place *pl;
+
+	if (!wr)
+		return NULL;
+	pl = &qp->place[qp->nwr - 1];
+	memset(pl, 0, sizeof(*pl));
+	return pl;
+}
+
+static void rsim_wr_flush(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			  uint64_t remote_addr, size_t len, uint8_t type,
+			  uint8_t level)
+{
+	struct rsim_place *pl = rsim_wr_place(ibqp, IBV_WR_FLUSH);
+
+	if (!pl)
+		return;
+	pl->rkey = rkey;
+	pl->remote_addr = remote_addr;
+	pl->length = len;
+	pl->type = type;
+	pl->level = level;
+}
+
+static void rsim_wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				 uint64_t remote_addr, const void *atomic_wr)
+{
+	struct rsim_place *pl = rsim_wr_place(ibqp, IBV_WR_ATOMIC_WRITE);
+
+	if (!pl)
+		return;
+	pl->rkey = rkey;
+	pl->remote_addr = remote_addr;
+	memcpy(&pl->value, atomic_wr, sizeof(pl->value));
+}
+
 static void rsim_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 				uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -1331,6 +1407,10 @@ static void rsim_qp_set_send_ops(struct rsim_qp *qp, uint64_t ops)
 		ex->wr_bind_mw = rsim_wr_bind_mw;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		ex->wr_local_inv = rsim_wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_FLUSH)
+		ex->wr_flush = rsim_wr_flush;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		ex->wr_atomic_write = rsim_wr_atomic_write;
 	ex->wr_set_ud_addr = rsim_wr_set_ud_addr;
 	ex->wr_set_inline_data = rsim_wr_set_inline_data;
 	ex->wr_set_inline_data_list = rsim_wr_set_inline_data_list;
@@ -1357,6 +1437,38 @@ static uint64_t rsim_send_ops(enum ibv_qp_type type, bool mw)
 	default:
 		return 0;
 	}
+}
+
+/* the device executes FLUSH and ATOMIC_WRITE: asked once per context */
+static bool rsim_ctx_placement(struct rsim_context *ctx)
+{
+	int p = __atomic_load_n(&ctx->placement, __ATOMIC_RELAXED);
+	struct ibv_device_attr_ex attr = {};
+
+	if (!p) {
+		p = !ibv_query_device_ex(&ctx->vctx.context, NULL, &attr) &&
+		    (attr.device_cap_flags_ex & RSIM_DEVICE_PLACEMENT_EX) ==
+		    RSIM_DEVICE_PLACEMENT_EX ? 1 : -1;
+		__atomic_store_n(&ctx->placement, p, __ATOMIC_RELAXED);
+	}
+	return p > 0;
+}
+
+/*
+ * the send operations a QP of @attr's type may ask for, FLUSH and
+ * ATOMIC_WRITE only if it asks and the device has them
+ */
+static uint64_t rsim_qp_send_ops(struct rsim_context *ctx,
+				 const struct ibv_qp_init_attr_ex *attr)
+{
+	uint64_t ops = rsim_send_ops(attr->qp_type,
+				     ctx->map & RSIM_UCTX_MAP_SQ);
+
+	if (attr->qp_type == IBV_QPT_RC && (ctx->map & RSIM_UCTX_MAP_SQ) &&
+	    (attr->send_ops_flags & RSIM_PLACEMENT_SEND_OPS) &&
+	    rsim_ctx_placement(ctx))
+		ops |= RSIM_PLACEMENT_SEND_OPS;
+	return ops;
 }
 
 /*
@@ -1401,6 +1513,7 @@ static void rsim_qp_free(struct rsim_qp *qp)
 		munmap(qp->sq.ring, qp->sq.len);
 	pthread_spin_destroy(&qp->sq.lock);
 	rsim_qp_buf_free(qp, qp->wrs);
+	rsim_qp_buf_free(qp, qp->place);
 	rsim_qp_buf_free(qp, qp->sges);
 	rsim_qp_buf_free(qp, qp->inl);
 	free(qp);
@@ -1416,10 +1529,11 @@ static int rsim_qp_alloc_list(struct rsim_qp *qp,
 	qp->max_sge = cap->max_send_sge;
 	qp->max_inline = cap->max_inline_data;
 	qp->wrs = rsim_qp_buf_alloc(qp, wrs * sizeof(*qp->wrs));
+	qp->place = rsim_qp_buf_alloc(qp, wrs * sizeof(*qp->place));
 	qp->sges = rsim_qp_buf_alloc(qp, wrs * (qp->max_sge ?: 1) *
 					 sizeof(*qp->sges));
 	qp->inl = rsim_qp_buf_alloc(qp, wrs * (qp->max_inline ?: 1));
-	return qp->wrs && qp->sges && qp->inl ? 0 : ENOMEM;
+	return qp->wrs && qp->place && qp->sges && qp->inl ? 0 : ENOMEM;
 }
 
 /*
@@ -1456,8 +1570,7 @@ static struct ibv_qp *rsim_create_qp_ex(struct ibv_context *ctx,
 
 	if ((attr->comp_mask & ~RSIM_QP_COMP_MASK) ||
 	    (ex && (attr->send_ops_flags &
-		    ~rsim_send_ops(attr->qp_type, to_rsim_ctx(ctx)->map &
-						  RSIM_UCTX_MAP_SQ)))) {
+		    ~rsim_qp_send_ops(to_rsim_ctx(ctx), attr)))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -1591,6 +1704,18 @@ static bool rsim_usq_bind_ok(const struct ibv_send_wr *wr)
 }
 
 /*
+ * A FLUSH's or ATOMIC_WRITE's operands: a WR of the extended send API's
+ * list has them beside it; any other (ibv_post_send()'s) has none
+ */
+static const struct rsim_place *rsim_wr_place_of(const struct rsim_qp *qp,
+						 const struct ibv_send_wr *wr)
+{
+	if (!qp->wrs || wr < qp->wrs || wr >= qp->wrs + qp->nwr)
+		return NULL;
+	return &qp->place[wr - qp->wrs];
+}
+
+/*
  * The post_send command's rules for one WR, checked before it goes into
  * the ring (the kernel checks its copy again); false: EINVAL
  */
@@ -1636,6 +1761,13 @@ static bool rsim_usq_check(struct rsim_qp *qp, const struct ibv_send_wr *wr,
 						    IBV_SEND_SIGNALED |
 						    IBV_SEND_SOLICITED));
 		return rsim_usq_bind_ok(wr);
+	case IBV_WR_FLUSH:
+	case IBV_WR_ATOMIC_WRITE:
+		/* RC, no data; operands only from the extended send API */
+		*inline_len = 0;
+		return rc && rsim_wr_place_of(qp, wr) &&
+		       !(wr->send_flags & ~(IBV_SEND_FENCE | IBV_SEND_SIGNALED |
+					    IBV_SEND_SOLICITED));
 	default:
 		return false;
 	}
@@ -1653,10 +1785,13 @@ static bool rsim_usq_check(struct rsim_qp *qp, const struct ibv_send_wr *wr,
 	return len <= qp->max_inline;
 }
 
-/* one WR into its slot (checked already); @ud: the QP is UD */
+/*
+ * one WR into its slot (checked already); @ud: the QP is UD; @pl: a
+ * FLUSH's or ATOMIC_WRITE's operands
+ */
 static void rsim_usq_fill(struct rsim_usq *sq, uint32_t i,
 			  const struct ibv_send_wr *wr, uint32_t inline_len,
-			  bool ud)
+			  bool ud, const struct rsim_place *pl)
 {
 	struct rsim_uswqe *s = (struct rsim_uswqe *)((char *)sq->ring +
 		RSIM_URING_SLOTS + (size_t)(i & (sq->nslots - 1)) * sq->stride);
@@ -1681,6 +1816,18 @@ static void rsim_usq_fill(struct rsim_usq *sq, uint32_t i,
 	}
 	switch (wr->opcode) {
 	case IBV_WR_LOCAL_INV:
+		return;
+	case IBV_WR_FLUSH:
+		s->wr.flush.remote_addr = pl->remote_addr;
+		s->wr.flush.length = pl->length;
+		s->wr.flush.rkey = pl->rkey;
+		s->wr.flush.type = pl->type;
+		s->wr.flush.level = pl->level;
+		return;
+	case IBV_WR_ATOMIC_WRITE:
+		s->wr.atomic_write.remote_addr = pl->remote_addr;
+		s->wr.atomic_write.value = pl->value;
+		s->wr.atomic_write.rkey = pl->rkey;
 		return;
 	case IBV_WR_BIND_MW:
 		s->wr.bind.addr = wr->bind_mw.bind_info.addr;
@@ -1754,7 +1901,8 @@ static int rsim_usq_post(struct rsim_qp *qp, struct ibv_send_wr *wr,
 			break;
 		}
 		rsim_usq_fill(sq, prod, wr, inline_len,
-			      qp->vqp.qp.qp_type == IBV_QPT_UD);
+			      qp->vqp.qp.qp_type == IBV_QPT_UD,
+			      rsim_wr_place_of(qp, wr));
 		prod++;
 	}
 	if (prod != sq->prod) {

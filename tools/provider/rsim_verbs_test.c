@@ -1682,6 +1682,49 @@ static void sq_rings(struct rq_env *e, bool mapped)
 	}
 	expect("sq", "hostile_prod_index", ret, 0);
 	rq_destroy_qp(e);
+
+	/* FLUSH and ATOMIC_WRITE: a slot that breaks their posting rules */
+	memset(&s, 0, sizeof(s));
+	s.wr_id = 90;
+	s.opcode = IBV_WR_FLUSH;
+	s.send_flags = IBV_SEND_SIGNALED;
+	s.wr.flush.type = 0;		/* no placement type */
+	ret = sq_qp(e) ? EIO : sq_bad_slot(e, &s);
+	expect("sq", "flush_without_type", ret, 0);
+	rq_destroy_qp(e);
+
+	memset(&s, 0, sizeof(s));
+	s.wr_id = 90;
+	s.opcode = IBV_WR_ATOMIC_WRITE;
+	s.send_flags = IBV_SEND_SIGNALED;
+	s.num_sge = 1;			/* its 8 bytes are in the WR */
+	ret = sq_qp(e) ? EIO : sq_bad_slot(e, &s);
+	expect("sq", "atomic_write_with_sge", ret, 0);
+	rq_destroy_qp(e);
+}
+
+/*
+ * FLUSH and ATOMIC_WRITE come only through the extended send API, which
+ * keeps their operands: ibv_post_send() has no room for them and refuses
+ * both opcodes (EINVAL), with or without mapped send queues.
+ */
+static void placement_post_send(struct rq_env *e)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = 5, .opcode = IBV_WR_FLUSH,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma.remote_addr = (uintptr_t)e->buf,
+		.wr.rdma.rkey = e->mr->rkey,
+	}, *bad;
+
+	if (sq_qp(e))
+		return fail("placement", "create_qp");
+	expect("placement", "post_send_flush", ibv_post_send(e->qp, &wr, &bad),
+	       EINVAL);
+	wr.opcode = IBV_WR_ATOMIC_WRITE;
+	expect("placement", "post_send_atomic_write",
+	       ibv_post_send(e->qp, &wr, &bad), EINVAL);
+	rq_destroy_qp(e);
 }
 
 /*
@@ -1859,6 +1902,7 @@ static void recv_rings(void)
 	if (!no_map || strcmp(no_map, "1"))
 		rq_hostile(&e);
 	sq_rings(&e, !no_map || strcmp(no_map, "1"));
+	placement_post_send(&e);
 	mw_rules(&e, !no_map || strcmp(no_map, "1"));
 out:
 	rq_destroy_qp(&e);

@@ -121,10 +121,22 @@ void rsim_dmah_bind(struct rsim_mr *mr, struct ib_dmah *dmah)
 	atomic_inc(&dmah->usecnt);
 	if (dmah->valid_fields & BIT(IB_DMAH_CPU_ID_EXISTS))
 		mr->hints.cpu = dmah->cpu_id;
-	if (dmah->valid_fields & BIT(IB_DMAH_MEM_TYPE_EXISTS))
-		mr->hints.pmem = dmah->mem_type == TPH_MEM_TYPE_PM;
+	mr->hints.pmem = rsim_dmah_is_pmem(dmah);
 	if (dmah->valid_fields & BIT(IB_DMAH_PH_EXISTS))
 		mr->hints.ph = dmah->ph;
+}
+
+/**
+ * rsim_dmah_is_pmem() - a DMA handle says its memory is persistent
+ * @dmah: the handle, or NULL
+ *
+ * Context: any.
+ * Return: true if it names TPH_MEM_TYPE_PM.
+ */
+bool rsim_dmah_is_pmem(const struct ib_dmah *dmah)
+{
+	return dmah && (dmah->valid_fields & BIT(IB_DMAH_MEM_TYPE_EXISTS)) &&
+	       dmah->mem_type == TPH_MEM_TYPE_PM;
 }
 
 /**

@@ -72,6 +72,7 @@
 #include <linux/etherdevice.h>
 #include <linux/highmem.h>
 #include <linux/jiffies.h>
+#include <linux/libnvdimm.h>
 #include <linux/percpu.h>
 #include <linux/wait_bit.h>
 #include <rdma/ib_cache.h>
@@ -638,18 +639,25 @@ static bool rsim_dp_is_atomic(enum ib_wr_opcode op)
 	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* IBA annex A19's memory placement operations (a send ring's only) */
+static bool rsim_dp_is_placement(enum ib_wr_opcode op)
+{
+	return op == RSIM_WR_FLUSH || op == RSIM_WR_ATOMIC_WRITE;
+}
+
 /* the WRs that name remote memory with an rkey */
 static bool rsim_dp_is_rdma(enum ib_wr_opcode op)
 {
 	return op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
-	       op == IB_WR_RDMA_READ || rsim_dp_is_atomic(op);
+	       op == IB_WR_RDMA_READ || rsim_dp_is_atomic(op) ||
+	       rsim_dp_is_placement(op);
 }
 
 /* SENDs and WRITE_WITH_IMM consume a receive WR at the responder */
 static bool rsim_dp_needs_recv(enum ib_wr_opcode op)
 {
 	return op != IB_WR_RDMA_WRITE && op != IB_WR_RDMA_READ &&
-	       !rsim_dp_is_atomic(op);
+	       !rsim_dp_is_atomic(op) && !rsim_dp_is_placement(op);
 }
 
 /* the local access a WR's own list needs: READ and atomics write to it */
@@ -894,8 +902,34 @@ static int rsim_dp_local_fail(struct rsim_exec *x, enum ib_wc_status status)
 }
 
 /*
- * RDMA READ, WRITE and atomics: the responder's rights and the rkey; an
- * atomic's target must be 8-byte aligned (IBA 9.4.5: an invalid request).
+ * FLUSH: the rights its placement types need, in the responder QP and in
+ * the registration; its range (IB_FLUSH_RANGE, unchecked when empty, as
+ * any zero-length access), or the whole region the rkey names
+ * (IB_FLUSH_MR: the WR's address and length are not looked at).
+ */
+static int rsim_dp_check_flush(struct rsim_exec *x)
+{
+	const struct rsim_send_wqe *wqe = x->wqe;
+	int need = (wqe->flush_type & RSIM_FLUSH_GLOBAL ?
+		    RSIM_ACCESS_FLUSH_GLOBAL : 0) |
+		   (wqe->flush_type & RSIM_FLUSH_PERSISTENT ?
+		    RSIM_ACCESS_FLUSH_PERSISTENT : 0);
+	u64 addr = wqe->remote_addr, len = wqe->flush_len;
+
+	if ((x->peer_access & need) != need ||
+	    (wqe->flush_level == RSIM_FLUSH_MR &&
+	     rsim_mr_key_range(x->prsim, wqe->rkey, &addr, &len)) ||
+	    rsim_mr_lookup(x->prsim, x->peer, wqe->rkey, true, addr, len,
+			   need, &x->rref))
+		return rsim_dp_resp_fail(x, IB_WC_REM_ACCESS_ERR,
+					 IB_WC_REM_ACCESS_ERR);
+	return 0;
+}
+
+/*
+ * RDMA READ, WRITE, atomics, ATOMIC_WRITE and FLUSH: the responder's
+ * rights and the rkey; the target of an atomic or an ATOMIC_WRITE must be
+ * 8-byte aligned (IBA 9.4.5, oA19-28: an invalid request).
  */
 static int rsim_dp_check_rkey(struct rsim_exec *x)
 {
@@ -904,7 +938,10 @@ static int rsim_dp_check_rkey(struct rsim_exec *x)
 		   rsim_dp_is_atomic(op) ? IB_ACCESS_REMOTE_ATOMIC :
 		   IB_ACCESS_REMOTE_WRITE;
 
-	if (rsim_dp_is_atomic(op) && !IS_ALIGNED(x->wqe->remote_addr, 8))
+	if (op == RSIM_WR_FLUSH)
+		return rsim_dp_check_flush(x);
+	if ((rsim_dp_is_atomic(op) || op == RSIM_WR_ATOMIC_WRITE) &&
+	    !IS_ALIGNED(x->wqe->remote_addr, 8))
 		return rsim_dp_resp_fail(x, IB_WC_REM_INV_REQ_ERR,
 					 IB_WC_REM_INV_REQ_ERR);
 	if (!(x->peer_access & need) ||
@@ -1147,6 +1184,74 @@ static int rsim_dp_atomic(struct rsim_exec *x)
 				   IB_WC_REM_ACCESS_ERR);
 }
 
+/*
+ * An ATOMIC_WRITE at the responder: the 8 bytes stored at once, under the
+ * device's atomic lock and the MR's lock as an atomic's (no atomic of
+ * this device sees half of it); a persistent-memory MR's line written
+ * back, as its copies are.
+ */
+static int rsim_dp_atomic_write(struct rsim_exec *x)
+{
+	const struct rsim_mem_ref *ref = &x->rref;
+	u64 n = sizeof(u64);
+	int err = -EFAULT;
+	void *p = NULL;
+
+	spin_lock_bh(&x->prsim->atomic_lock);
+	if (ref->mr)
+		spin_lock(&ref->mr->lock);
+	if (rsim_ref_live(ref))
+		p = rsim_ref_map(ref, 0, &n);
+	if (p && n == sizeof(u64)) {
+		WRITE_ONCE(*(u64 *)p, x->wqe->swap);
+		if (ref->mr && ref->mr->hints.pmem) {
+			arch_wb_cache_pmem(p, sizeof(u64));
+			x->pmem_bytes += sizeof(u64);
+		}
+		err = 0;
+	}
+	if (p)
+		kunmap_local(p);
+	if (ref->mr)
+		spin_unlock(&ref->mr->lock);
+	spin_unlock_bh(&x->prsim->atomic_lock);
+	return rsim_dp_copy_failed(x, err, true, IB_WC_REM_ACCESS_ERR,
+				   IB_WC_REM_ACCESS_ERR);
+}
+
+/*
+ * A FLUSH at the responder, once every earlier WR of the QP has executed
+ * (the queue executes in order, each WR to its end): what they placed is
+ * visible to every access (IB_FLUSH_GLOBAL: the stores ordered), or,
+ * of a persistent-memory MR (IB_FLUSH_PERSISTENT, which only such an MR
+ * grants), written back. Nothing moves; the range was checked.
+ */
+static int rsim_dp_flush(struct rsim_exec *x)
+{
+	const struct rsim_mem_ref *ref = &x->rref;
+	u64 pos = 0, n;
+	void *p;
+
+	/* a page at a time, the MR's lock held for one page only */
+	while ((x->wqe->flush_type & RSIM_FLUSH_PERSISTENT) && ref->mr &&
+	       ref->mr->hints.pmem && pos < ref->len) {
+		n = ref->len - pos;
+		spin_lock_bh(&ref->mr->lock);
+		p = rsim_ref_live(ref) ? rsim_ref_map(ref, pos, &n) : NULL;
+		if (p) {
+			arch_wb_cache_pmem(p, n);
+			kunmap_local(p);
+		}
+		spin_unlock_bh(&ref->mr->lock);
+		if (!p)		/* invalidated or deregistered meanwhile */
+			return rsim_dp_resp_fail(x, IB_WC_REM_ACCESS_ERR,
+						 IB_WC_REM_ACCESS_ERR);
+		pos += n;
+	}
+	wmb();	/* the stores before the FLUSH, before its completion */
+	return 0;
+}
+
 /* Move the message. */
 static int rsim_dp_move(struct rsim_exec *x)
 {
@@ -1159,6 +1264,10 @@ static int rsim_dp_move(struct rsim_exec *x)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return rsim_dp_atomic(x);
+	case RSIM_WR_ATOMIC_WRITE:
+		return rsim_dp_atomic_write(x);
+	case RSIM_WR_FLUSH:
+		return rsim_dp_flush(x);
 	case IB_WR_RDMA_READ:
 		err = rsim_dp_copy(x, qp->lrefs, x->nl, &x->rref, 1, NULL,
 				   x->len);
@@ -1632,6 +1741,10 @@ static enum rsim_dp_op rsim_dp_op_of(enum ib_wr_opcode op)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return RSIM_OP_ATOMIC;
+	case RSIM_WR_ATOMIC_WRITE:
+		return RSIM_OP_ATOMIC_WRITE;
+	case RSIM_WR_FLUSH:
+		return RSIM_OP_FLUSH;
 	case IB_WR_REG_MR:
 		return RSIM_OP_REG_MR;
 	case IB_WR_LOCAL_INV:

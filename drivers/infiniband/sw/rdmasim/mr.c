@@ -561,9 +561,13 @@ static int rsim_mr_umem_translate(struct rsim_mr *mr, u64 iova, u64 length,
 	return 0;
 }
 
-/* what both user MR verbs check before they pin anything */
+/*
+ * what the user MR verbs check before they pin anything; @pmem: the MR's
+ * memory is persistent (its DMA handle says so), which the right to
+ * receive a persistent FLUSH needs (rxe's rule, for memory not pmem)
+ */
 static int rsim_user_mr_check(struct ib_pd *ibpd, u64 start, u64 length,
-			      u64 iova, int access)
+			      u64 iova, int access, bool pmem)
 {
 	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
 	u64 end;
@@ -571,6 +575,8 @@ static int rsim_user_mr_check(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!length || length > rsim->cfg.limits.max_mr_size ||
 	    check_add_overflow(iova, length - 1, &end) ||
 	    check_add_overflow(start, length - 1, &end))
+		return -EINVAL;
+	if ((access & RSIM_ACCESS_FLUSH_PERSISTENT) && !pmem)
 		return -EINVAL;
 	return ib_check_mr_access(ibpd->device, access);
 }
@@ -615,7 +621,8 @@ static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
 	struct rsim_mr *mr;
 	int err;
 
-	err = rsim_user_mr_check(ibpd, start, length, iova, access);
+	err = rsim_user_mr_check(ibpd, start, length, iova, access,
+				 rsim_dmah_is_pmem(dmah));
 	if (err)
 		return ERR_PTR(err);
 	mr = rsim_mr_new(rsim, IB_MR_TYPE_USER, access, 0);
@@ -644,7 +651,8 @@ static struct ib_mr *rsim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 	struct rsim_mr *mr;
 	int err;
 
-	err = rsim_user_mr_check(ibpd, offset, length, iova, access);
+	err = rsim_user_mr_check(ibpd, offset, length, iova, access,
+				 rsim_dmah_is_pmem(RSIM_DMAH_ARG));
 	if (err)
 		return ERR_PTR(err);
 	mr = rsim_mr_new(rsim, IB_MR_TYPE_USER, access, 0);
@@ -681,7 +689,12 @@ static struct ib_mr *rsim_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *dm,
 	struct rsim_mr *mr;
 	int err;
 
-	/* a zero-length MR is allowed, as on mlx5: nothing reaches it */
+	/*
+	 * a zero-length MR is allowed, as on mlx5: nothing reaches it; device
+	 * memory is not persistent memory
+	 */
+	if (access & RSIM_ACCESS_FLUSH_PERSISTENT)
+		return ERR_PTR(-EINVAL);
 	err = ib_check_mr_access(ibpd->device, access);
 	if (err)
 		return ERR_PTR(err);
@@ -752,7 +765,8 @@ static struct ib_mr *rsim_rereg_user_mr(struct ib_mr *ibmr, int flags,
 		length = ibmr->length;
 		iova = ibmr->iova;
 	}
-	err = rsim_user_mr_check(pd, repin ? start : 0, length, iova, access);
+	err = rsim_user_mr_check(pd, repin ? start : 0, length, iova, access,
+				 mr->hints.pmem);
 	if (err)
 		return ERR_PTR(err);
 	if (repin) {
@@ -871,6 +885,7 @@ enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
 		return status;
 	if (&mr->ibmr != ibmr || ibmr->pd != pd || !rsim_mr_is_fast_reg(mr) ||
 	    !mr->nsegs || !ibmr->length ||
+	    (access & RSIM_ACCESS_FLUSH_PERSISTENT) ||
 	    ib_check_mr_access(ibmr->device, access))
 		goto out_put;
 	/* a length the consumer raised past the translation is refused */
@@ -1018,6 +1033,52 @@ int rsim_mr_lookup(struct rsim_dev *rsim, const struct rsim_qp *qp, u32 key,
 	ref->mr = mr;
 	ref->off = off;
 	return 0;
+}
+
+/**
+ * rsim_mr_key_range() - the whole range an rkey names
+ * @rsim: device
+ * @key: an rkey: an MR's or a bound memory window's
+ * @addr: its first address, on success
+ * @len: its bytes, on success
+ *
+ * What a FLUSH of selectivity level IB_FLUSH_MR covers. Nothing else is
+ * checked: the caller looks the range up with rsim_mr_lookup() after,
+ * which checks the key, PD and rights again, with the range as it then is.
+ *
+ * Context: any but hard IRQ.
+ * Return: 0, or -EACCES if the key names no registration or bound window.
+ */
+int rsim_mr_key_range(struct rsim_dev *rsim, u32 key, u64 *addr, u64 *len)
+{
+	struct rsim_mw *mw;
+	struct rsim_mr *mr;
+	int err = -EACCES;
+
+	mr = rsim_mr_get(rsim, key);
+	if (mr) {
+		spin_lock_bh(&mr->lock);
+		if (mr->state == RSIM_MR_VALID && mr->reg.key == key) {
+			*addr = mr->reg.iova;
+			*len = mr->reg.length;
+			err = 0;
+		}
+		spin_unlock_bh(&mr->lock);
+		rsim_mr_put(mr);
+		return err;
+	}
+	mw = rsim_mw_get(rsim, key);
+	if (!mw)
+		return err;
+	spin_lock_bh(&mw->lock);
+	if (mw->bound && mw->rkey == key) {
+		*addr = mw->addr;
+		*len = mw->length;
+		err = 0;
+	}
+	spin_unlock_bh(&mw->lock);
+	rsim_mw_put(mw);
+	return err;
 }
 
 /**

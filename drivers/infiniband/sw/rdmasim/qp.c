@@ -458,10 +458,8 @@ static int rsim_qp_check_attr(struct rsim_dev *rsim,
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= lim->pkey_tbl_len)
 		return -EINVAL;
 	/*
-	 * The right to receive RDMA FLUSH is accepted and grants nothing: no
-	 * requester of this device can send one (post_send refuses
-	 * IB_WR_FLUSH), as an MR cannot allow one (the device does not
-	 * advertise FLUSH). rdma-core's tests ask for it on every RC QP.
+	 * The rights to receive RDMA FLUSH, of either placement type: a
+	 * FLUSH needs its type's right here and in the MR (dp.c).
 	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
@@ -512,6 +510,10 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case RSIM_WR_FLUSH:
+		return RSIM_WC_FLUSH;
+	case RSIM_WR_ATOMIC_WRITE:
+		return RSIM_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -913,7 +915,10 @@ static int rsim_post_send_check(struct rsim_qp *qp,
 			return -EINVAL;
 		break;
 	default:
-		/* masked atomics, MW binds, LSO, ... */
+		/*
+		 * masked atomics, MW binds, LSO, ...; FLUSH and ATOMIC_WRITE,
+		 * whose operands no kernel send WR carries (a send ring's)
+		 */
 		return -EINVAL;
 	}
 	if (wr->send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
@@ -1098,6 +1103,45 @@ static int rsim_post_send_bind(struct rsim_qp *qp,
 }
 
 /*
+ * A FLUSH or ATOMIC_WRITE WR (a send ring's only: no kernel send WR
+ * carries their operands): RC QPs, no SGEs, no inline data; a FLUSH
+ * names one or both placement types and one selectivity level. The
+ * rkey, range, rights and alignment are the responder's to check (dp.c).
+ */
+static int rsim_post_send_place(struct rsim_qp *qp,
+				const struct rsim_usq_ib_wr *w,
+				struct rsim_send_wqe *wqe)
+{
+	const struct rsim_placement_wr *p = &w->place;
+	bool flush = w->wr.opcode == RSIM_WR_FLUSH;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC || w->wr.num_sge ||
+	    (w->wr.send_flags & ~(IB_SEND_FENCE | IB_SEND_SIGNALED |
+				  IB_SEND_SOLICITED)))
+		return -EINVAL;
+	if (flush && (!p->type ||
+		      p->type & ~(RSIM_FLUSH_GLOBAL | RSIM_FLUSH_PERSISTENT) ||
+		      (p->level != RSIM_FLUSH_RANGE &&
+		       p->level != RSIM_FLUSH_MR)))
+		return -EINVAL;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = w->wr.wr_id;
+	wqe->opcode = w->wr.opcode;
+	wqe->send_flags = w->wr.send_flags;
+	wqe->remote_addr = p->remote_addr;
+	wqe->rkey = p->rkey;
+	if (flush) {
+		wqe->flush_type = p->type;
+		wqe->flush_level = p->level;
+		wqe->flush_len = p->level == RSIM_FLUSH_RANGE ? p->length : 0;
+	} else {
+		wqe->swap = p->value;
+		wqe->len = sizeof(u64);
+	}
+	return 0;
+}
+
+/*
  * Slot @i of a mapped send queue, copied and checked (usq.c), into the
  * kernel's @wqe: with the post_send command's rules, a UD WR's AH looked
  * up by its number and refused if it is of another PD. A WR that breaks
@@ -1117,6 +1161,9 @@ static bool rsim_post_send_slot(struct rsim_qp *qp, u32 i,
 	err = rsim_usq_wr(qp, i, &w, &inl);
 	if (!err && w.wr.opcode == IB_WR_BIND_MW) {
 		err = rsim_post_send_bind(qp, &w, wqe);
+	} else if (!err && (w.wr.opcode == RSIM_WR_FLUSH ||
+			    w.wr.opcode == RSIM_WR_ATOMIC_WRITE)) {
+		err = rsim_post_send_place(qp, &w, wqe);
 	} else if (!err) {
 		/* the AH under its table's lock, until the WR holds a copy */
 		if (ud) {

@@ -318,6 +318,8 @@ struct rsim_port_counters {
  * @RSIM_OP_WRITE: RDMA WRITE and WRITE_WITH_IMM
  * @RSIM_OP_READ: RDMA READ
  * @RSIM_OP_ATOMIC: CMP_AND_SWP and FETCH_AND_ADD
+ * @RSIM_OP_ATOMIC_WRITE: ATOMIC_WRITE
+ * @RSIM_OP_FLUSH: FLUSH
  * @RSIM_OP_REG_MR: REG_MR (fast registration)
  * @RSIM_OP_LOCAL_INV: LOCAL_INV
  * @RSIM_OP_BIND_MW: BIND_MW (a memory window bound or unbound, mw.c)
@@ -329,6 +331,8 @@ enum rsim_dp_op {
 	RSIM_OP_WRITE,
 	RSIM_OP_READ,
 	RSIM_OP_ATOMIC,
+	RSIM_OP_ATOMIC_WRITE,
+	RSIM_OP_FLUSH,
 	RSIM_OP_REG_MR,
 	RSIM_OP_LOCAL_INV,
 	RSIM_OP_BIND_MW,
@@ -778,6 +782,25 @@ struct rsim_mem_ref {
 };
 
 /**
+ * struct rsim_placement_wr - what a FLUSH or ATOMIC_WRITE WR asks (a send
+ *	ring's slot: IBA annex A19's memory placement operations)
+ * @remote_addr: the target address (ATOMIC_WRITE: 8-byte aligned)
+ * @rkey: the target key
+ * @length: FLUSH with IB_FLUSH_RANGE: the range's bytes
+ * @value: ATOMIC_WRITE: the 8 bytes written, as in memory
+ * @type: FLUSH: IB_FLUSH_GLOBAL and/or IB_FLUSH_PERSISTENT
+ * @level: FLUSH: IB_FLUSH_RANGE or IB_FLUSH_MR
+ */
+struct rsim_placement_wr {
+	u64 remote_addr;
+	u32 rkey;
+	u64 length;
+	u64 value;
+	u8 type;
+	u8 level;
+};
+
+/**
  * struct rsim_mw_bind - what a BIND_MW WR asks (a send ring's slot)
  * @mw_rkey: the window's current rkey
  * @mr_lkey: the MR to bind it to
@@ -817,10 +840,15 @@ struct rsim_recv_wqe {
  * @len: message bytes (the gather list's total; inline: @inline_len)
  * @imm: immediate data (*_WITH_IMM)
  * @inv: rkey to invalidate (SEND_WITH_INV, LOCAL_INV)
- * @remote_addr: RDMA or atomic target address
- * @rkey: RDMA or atomic target key
+ * @remote_addr: RDMA, atomic, FLUSH or ATOMIC_WRITE target address
+ * @rkey: RDMA, atomic, FLUSH or ATOMIC_WRITE target key
  * @compare_add: CMP_AND_SWP: the value compared; FETCH_AND_ADD: added
- * @swap: CMP_AND_SWP: the value written if the compare matched
+ * @swap: CMP_AND_SWP: the value written if the compare matched;
+ *	ATOMIC_WRITE: the 8 bytes written (as in memory)
+ * @flush_len: FLUSH with IB_FLUSH_RANGE: the range's bytes (0: none)
+ * @flush_type: FLUSH: IB_FLUSH_GLOBAL and/or IB_FLUSH_PERSISTENT
+ * @flush_level: FLUSH: IB_FLUSH_RANGE or IB_FLUSH_MR (the whole region
+ *	the rkey names)
  * @mr: REG_MR: the MR
  * @key: REG_MR: the key to register it with
  * @access: REG_MR: IB_ACCESS_* of the registration
@@ -845,6 +873,9 @@ struct rsim_send_wqe {
 	u32 rkey;
 	u64 compare_add;
 	u64 swap;
+	u64 flush_len;
+	u8 flush_type;
+	u8 flush_level;
 	struct ib_mr *mr;
 	u32 key;
 	int access;
@@ -1505,6 +1536,7 @@ enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim,
 int rsim_mr_lookup(struct rsim_dev *rsim, const struct rsim_qp *qp, u32 key,
 		   bool remote, u64 addr, u64 len, int access,
 		   struct rsim_mem_ref *ref);
+int rsim_mr_key_range(struct rsim_dev *rsim, u32 key, u64 *addr, u64 *len);
 void rsim_mr_refs_put(struct rsim_mem_ref *refs, u32 n);
 struct rsim_mr *rsim_mr_get(struct rsim_dev *rsim, u32 key);
 void rsim_mr_put(struct rsim_mr *mr);
@@ -1587,6 +1619,7 @@ void rsim_urq_doorbell(struct rsim_wq *rq);
  * @ud: as a UD WR
  * @sge: the SGE an inline WR's data is described by
  * @bind: a BIND_MW WR's fields (the kernel's send WRs have none)
+ * @place: a FLUSH or ATOMIC_WRITE WR's fields (nor for these)
  */
 struct rsim_usq_ib_wr {
 	union {
@@ -1597,6 +1630,7 @@ struct rsim_usq_ib_wr {
 	};
 	struct ib_sge sge;
 	struct rsim_mw_bind bind;
+	struct rsim_placement_wr place;
 };
 
 int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,

@@ -180,11 +180,14 @@ u32 rsim_usq_prod(struct rsim_wq *sq)
 }
 
 /*
- * IBV_WR_* a ring may carry: the post_send command's, and the memory
- * window operations, which that command cannot carry (mw.c)
+ * IBV_WR_* a ring may carry: the post_send command's, and those that
+ * command cannot carry: the memory window operations (mw.c) and, where
+ * the kernel has them, FLUSH and ATOMIC_WRITE
  */
 static bool rsim_usq_opcode_ok(u32 op)
 {
+	if (op == RSIM_WR_FLUSH || op == RSIM_WR_ATOMIC_WRITE)
+		return RSIM_PLACEMENT;
 	switch (op) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -301,6 +304,26 @@ int rsim_usq_wr(struct rsim_qp *qp, u32 i, struct rsim_usq_ib_wr *w,
 	case IB_WR_LOCAL_INV:
 		if (s->num_sge || s->inline_len || inline_wr)
 			return -EINVAL;
+		break;
+	case RSIM_WR_FLUSH:
+		if (s->wr.flush.reserved)
+			return -EINVAL;
+		w->place = (struct rsim_placement_wr){
+			.remote_addr = s->wr.flush.remote_addr,
+			.rkey = s->wr.flush.rkey,
+			.length = s->wr.flush.length,
+			.type = s->wr.flush.type,
+			.level = s->wr.flush.level,
+		};
+		break;
+	case RSIM_WR_ATOMIC_WRITE:
+		if (s->wr.atomic_write.reserved)
+			return -EINVAL;
+		w->place = (struct rsim_placement_wr){
+			.remote_addr = s->wr.atomic_write.remote_addr,
+			.rkey = s->wr.atomic_write.rkey,
+			.value = s->wr.atomic_write.value,
+		};
 		break;
 	default:
 		if (rsim_qp_is_ud(qp)) {
