@@ -222,8 +222,9 @@ rsim_smp_judge() {
 
 # rdma-core's own tests (tests/, pyverbs; guest/init-uml.sh's rdmacore part,
 # scripts/guest/rdma-core-tests.sh), judged by judge-rdma-core.py: rdmasim0
-# has no failure or error, more passes than rxe0, and a reason on every
-# skip; the per-test table and the counts go to $RSIM_OUT.
+# (IB) and rdmasim_rc0 (RoCE, on a veth end) have no failure or error,
+# more passes than rxe0 together (a test counted once), and a reason on
+# every skip; the per-test table and the counts go to $RSIM_OUT.
 #   rsim_rdmacore_boot log	rdmasim0's, in a debug boot (call
 #				rsim_uml_ready debug first)
 #   rsim_rdmacore_rxe_boot log	rxe0's, the comparison: a boot of the
@@ -234,7 +235,7 @@ rsim_smp_judge() {
 # RSIM_RDMA_CORE_TESTS (fnmatch patterns on test ids) runs some only.
 rsim_rdmacore_boot() {
 	rsim_boot rdmacore,netns "$1" RSIM_UML_TIMEOUT="${RSIM_UML_TIMEOUT:-5400}" \
-		RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_RDMA_CORE_DEVS=rdmasim0${RSIM_RDMA_CORE_TESTS:+ RSIM_RDMA_CORE_TESTS=$RSIM_RDMA_CORE_TESTS}"
+		RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_RDMA_CORE_DEVS=rdmasim0,rdmasim_rc0${RSIM_RDMA_CORE_TESTS:+ RSIM_RDMA_CORE_TESTS=$RSIM_RDMA_CORE_TESTS}"
 }
 
 # rxe0's results depend on the non-debug kernel (its tree's name holds the
@@ -280,7 +281,7 @@ rsim_rdmacore_judge() {
 			--label "rdma-core rxe0 boot" || return 1
 	fi
 	python3 "$RSIM_TOP/scripts/judge-rdma-core.py" "$log" "$rxe_log" --dev rdmasim0 \
-		--peer rxe0 --out "$RSIM_OUT" --summary "$RSIM_SUMMARY" \
+		--dev rdmasim_rc0 --peer rxe0 --out "$RSIM_OUT" --summary "$RSIM_SUMMARY" \
 		${RSIM_RDMA_CORE_TESTS:+--some} || return 1
 	if [ -n "$RSIM_RXE_CACHED" ]; then
 		mkdir -p "${RSIM_RXE_CACHED%/*}"

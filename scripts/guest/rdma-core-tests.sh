@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # rdmasim: rdma-core's own tests (tests/, pyverbs) on each device of
-# RSIM_RDMA_CORE_DEVS (rdmasim0 and rxe0 by default), one after the other
+# RSIM_RDMA_CORE_DEVS (rdmasim0 and rxe0 by default; rdmasim_rc0 is a
+# RoCE-mode rdmasim device this script makes), one after the other
 # in the same boot, sourced by guest/init-uml.sh for the "rdmacore" part with
 # rxe0 and siw0 up (and rdmasim0, unless RSIM_RDMASIM=0). scripts/rdma-core-
 # tests.py runs them (a timeout per test) and prints one RSIM-RDMACORE line
@@ -40,6 +41,27 @@ rdma_core_done() {
 	umount /dev/shm
 }
 
+# rdma_core_roce_up dev: <dev>, a RoCE-mode rdmasim device on one end of
+# a veth pair (rsim_rc0, rsim_rc1) with IPv6 link-local addresses only,
+# so that the rdma_cm and Ethernet-only tests run on rdmasim too
+rdma_core_roce_up() {
+	local i
+	ip link add rsim_rc0 type veth peer name rsim_rc1 || return 1
+	for i in rsim_rc0 rsim_rc1; do
+		echo 0 >/proc/sys/net/ipv6/conf/$i/accept_dad
+		ip link set $i up || return 1
+	done
+	wait_for "rsim_rc0's IPv6 link-local address" 60 ll_addr_ready \
+		rsim_rc0 &&
+		rdma link add "$1" type rdmasim netdev rsim_rc0 &&
+		wait_for "$1's port to be ACTIVE" 60 port_active "$1" &&
+		wait_for "$1's RoCE v2 GID" 60 roce_v2_gid "$1"
+}
+
+rdma_core_roce_down() {
+	rdma link del "$1" && ip link del rsim_rc0
+}
+
 part rdmacore
 # RSIM_RDMA_CORE_DEVS: devices separated by commas (one word of the
 # kernel's command line)
@@ -49,6 +71,15 @@ IFS=,
 set -- ${RSIM_RDMA_CORE_DEVS:-rdmasim0,rxe0}
 IFS=$ifs
 for dev in "$@"; do
-	rdma_core_tests "$dev"
+	case $dev in
+	rdmasim_rc0)
+		check "rdma_core_${dev}_up" rdma_core_roce_up "$dev" || continue
+		rdma_core_tests "$dev"
+		check "rdma_core_${dev}_down" rdma_core_roce_down "$dev"
+		;;
+	*)
+		rdma_core_tests "$dev"
+		;;
+	esac
 done
 check "rdma_core_umount_shm" rdma_core_done
