@@ -71,6 +71,18 @@ def union(results, devs):
     return out
 
 
+def per_file(mine, peer):
+    """{test file: (passes of mine, passes of peer)} for each file of
+    tests (tests.test_odp, ...) where peer passes any"""
+    out = {}
+    for res, i in ((mine, 0), (peer, 1)):
+        for test, (status, _) in res.items():
+            tf = '.'.join(test.split('.')[:2])
+            if status == 'ok':
+                out.setdefault(tf, [0, 0])[i] += 1
+    return {tf: tuple(v) for tf, v in out.items() if v[1]}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('logs', nargs='+')
@@ -142,6 +154,11 @@ def main():
             for t in worse:
                 f.write(f'  {t}: {mine.get(t, ("-", ""))[0]} '
                         f'{mine.get(t, ("-", ""))[1]}\n')
+            f.write(f'\npasses per test file where {a.peer} passes any '
+                    f'({name} / {a.peer}; "<": fewer):\n')
+            for tf, (m, p) in sorted(per_file(mine, peer).items()):
+                f.write(f'  {tf:<40} {m:4} / {p:<4}'
+                        f'{"  <" if m < p else ""}\n')
     if a.summary:
         short = '; '.join(f'{dev} {counts(results.get(dev, {}))["ok"]} passed'
                           for dev in devs)
