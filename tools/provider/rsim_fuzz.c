@@ -33,7 +33,10 @@
  * Memory windows of both types are allocated, bound to any MR (with
  * ibv_bind_mw() or a BIND_MW WR, any range, rights and new key) and
  * deallocated bound or not, while MRs they are bound to are deregistered
- * (EBUSY) and their rkeys are used as any other key.
+ * (EBUSY) and their rkeys are used as any other key. Half the RC QPs are
+ * made with the extended send API's FLUSH and ATOMIC_WRITE where the
+ * device has them, and get lists of both (any key, address, length, type
+ * and level, known or not) with WRITEs between.
  *
  * With -x, one more thread is hostile to the rings the kernel shares
  * with the process (rdmasim-abi.h): it finds every mapping of the uverbs
@@ -91,6 +94,7 @@
 struct slot {
 	pthread_rwlock_t lock;
 	void *obj;
+	bool ex;	/* a QP of the extended send API (FLUSH, ATOMIC_WRITE) */
 };
 
 static struct ibv_context *ctx;
@@ -289,7 +293,29 @@ static void op_qp(struct thread *t)
 			},
 		};
 
-		s->obj = ibv_create_qp(p->obj, &a);
+		/*
+		 * an RC QP with FLUSH and ATOMIC_WRITE where the device and
+		 * the context have them (mapped send queues), else a plain one
+		 */
+		s->obj = NULL;
+		s->ex = false;
+		if (a.qp_type == IBV_QPT_RC && below(t, 2)) {
+			struct ibv_qp_init_attr_ex x = {
+				.send_cq = a.send_cq, .recv_cq = a.recv_cq,
+				.qp_type = a.qp_type, .sq_sig_all = a.sq_sig_all,
+				.cap = a.cap, .pd = p->obj,
+				.comp_mask = IBV_QP_INIT_ATTR_PD |
+					     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+				.send_ops_flags = IBV_QP_EX_WITH_FLUSH |
+						  IBV_QP_EX_WITH_ATOMIC_WRITE |
+						  IBV_QP_EX_WITH_RDMA_WRITE,
+			};
+
+			s->obj = ibv_create_qp_ex(ctx, &x);
+			s->ex = !!s->obj;
+		}
+		if (!s->obj)
+			s->obj = ibv_create_qp(p->obj, &a);
 		count(t, !!s->obj);
 	}
 	put(c2);
@@ -465,6 +491,49 @@ static void op_post_send(struct thread *t)
 }
 
 /*
+ * FLUSH and ATOMIC_WRITE through the extended send API on a QP made with
+ * them: any rkey, address (aligned or not), length, placement type and
+ * selectivity level, known or not, one or two WRs, and a WRITE between
+ */
+static void op_place(struct thread *t)
+{
+	struct slot *s = get(t, qps, NQP);
+	struct ibv_qp_ex *x;
+	uint64_t v = rnd(t);
+	int i, n = 1 + below(t, 2);
+
+	if (!s->obj || !s->ex) {
+		put(s);
+		return;
+	}
+	x = ibv_qp_to_qp_ex(s->obj);
+	x->wr_flags = below(t, 4) ? IBV_SEND_SIGNALED : rnd(t) % 32;
+	ibv_wr_start(x);
+	for (i = 0; i < n; i++) {
+		x->wr_id = rnd(t);
+		switch (below(t, 3)) {
+		case 0:
+			ibv_wr_flush(x, any_lkey(t), any_addr(t), any_len(t),
+				     below(t, 8) ? 1 + below(t, 3) : rnd(t),
+				     below(t, 8) ? below(t, 2) : rnd(t));
+			break;
+		case 1:
+			ibv_wr_atomic_write(x, any_lkey(t), below(t, 4) ?
+					    any_addr(t) & ~7ULL : any_addr(t),
+					    &v);
+			break;
+		default:
+			ibv_wr_rdma_write(x, any_lkey(t), any_addr(t));
+			ibv_wr_set_sge(x, any_lkey(t), any_addr(t),
+				       any_len(t));
+			break;
+		}
+	}
+	count(t, !ibv_wr_complete(x));
+	put(s);
+}
+
+/*
  * Memory windows (with mapped send queues): allocate one of either type
  * in a PD, bind it to any MR (ibv_bind_mw() for type 1, a BIND_MW WR for
  * either) with any range and rights, or deallocate it, bound or not
@@ -579,7 +648,7 @@ static void *run(void *arg)
 	unsigned long i;
 
 	for (i = 0; i < t->n; i++) {
-		switch (below(t, 17)) {
+		switch (below(t, 18)) {
 		case 0:
 			op_pd(t);
 			break;
@@ -613,6 +682,9 @@ static void *run(void *arg)
 			break;
 		case 15:
 			op_mw(t);
+			break;
+		case 16:
+			op_place(t);
 			break;
 		default:
 			op_poll(t);
