@@ -259,6 +259,18 @@ static void roce_race_hook(struct rsim_dev *rsim, int stage)
 		usleep_range(500, 1000);
 	rtnl_lock();
 	rtnl_unlock();
+	/*
+	 * Registered: the notifier queued the device's unregistration; let
+	 * it run to its end (dealloc_driver marks the device dead) before
+	 * the probe unregisters the device too. The probe holds the memory
+	 * (issue 41's CI: without that hold, the queued unregistration freed
+	 * the device first, once in a while, and the probe's own
+	 * unregistration took a reference on freed memory).
+	 */
+	if (stage != RSIM_ROCE_STAGE_REGISTERED)
+		return;
+	for (i = 0; i < 2000 && !READ_ONCE(rsim->dead); i++)
+		usleep_range(500, 1000);
 }
 
 static void roce_race_hook_clear(void *unused)

@@ -738,10 +738,19 @@ int rsim_dev_probe(struct platform_device *pdev,
 			goto err_dealloc;
 		}
 	}
+	/*
+	 * Once registered, a RoCE-mode device can be unregistered and freed
+	 * by the queued unregistration its netdev's NETDEV_UNREGISTER starts
+	 * (roce.c) at any time, before this probe's own unregistration below
+	 * has taken its reference: hold the memory until the probe is done
+	 * with it (the core fences the two unregistrations; the second finds
+	 * nothing to do).
+	 */
+	get_device(&rsim->ibdev.dev);
 	err = ib_register_device(&rsim->ibdev, rsim->cfg.name,
 				 rsim->dma_dev);
 	if (err)
-		goto err_dealloc;
+		goto err_dealloc_put;
 	/* the netdev went between the bind and now: nobody else removes it */
 	if (cfg->ndev) {
 		err = rsim_roce_watch(rsim);
@@ -749,15 +758,22 @@ int rsim_dev_probe(struct platform_device *pdev,
 			goto err_unregister;
 	}
 	platform_set_drvdata(pdev, rsim);
+	put_device(&rsim->ibdev.dev);
 	return 0;
 
 err_unregister:
-	/* dealloc_driver frees rsim before this returns */
+	/* dealloc_driver frees rsim at the last put */
 	ib_unregister_device(&rsim->ibdev);
+	put_device(&rsim->ibdev.dev);
+	return err;
+
+err_dealloc_put:
+	/* dealloc_driver undoes everything after ib_alloc_device() */
+	ib_dealloc_device(&rsim->ibdev);
+	put_device(&rsim->ibdev.dev);
 	return err;
 
 err_dealloc:
-	/* dealloc_driver undoes everything after ib_alloc_device() */
 	ib_dealloc_device(&rsim->ibdev);
 	return err;
 }

@@ -1260,14 +1260,15 @@ static int rsim_dp_move(struct rsim_exec *x)
 	struct rsim_qp *qp = x->qp;
 	int err;
 
+	/* not case labels: before 6.2 the enum has no such values */
+	if (wqe->opcode == RSIM_WR_ATOMIC_WRITE)
+		return rsim_dp_atomic_write(x);
+	if (wqe->opcode == RSIM_WR_FLUSH)
+		return rsim_dp_flush(x);
 	switch (wqe->opcode) {
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return rsim_dp_atomic(x);
-	case RSIM_WR_ATOMIC_WRITE:
-		return rsim_dp_atomic_write(x);
-	case RSIM_WR_FLUSH:
-		return rsim_dp_flush(x);
 	case IB_WR_RDMA_READ:
 		err = rsim_dp_copy(x, qp->lrefs, x->nl, &x->rref, 1, NULL,
 				   x->len);
@@ -1730,6 +1731,11 @@ static int rsim_dp_exec(struct rsim_exec *x)
 /* the &enum rsim_dp_op of a send WR's opcode */
 static enum rsim_dp_op rsim_dp_op_of(enum ib_wr_opcode op)
 {
+	/* not case labels: before 6.2 the enum has no such values */
+	if (op == RSIM_WR_ATOMIC_WRITE)
+		return RSIM_OP_ATOMIC_WRITE;
+	if (op == RSIM_WR_FLUSH)
+		return RSIM_OP_FLUSH;
 	switch (op) {
 	case IB_WR_SEND_WITH_INV:
 		return RSIM_OP_SEND_INV;
@@ -1741,10 +1747,6 @@ static enum rsim_dp_op rsim_dp_op_of(enum ib_wr_opcode op)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return RSIM_OP_ATOMIC;
-	case RSIM_WR_ATOMIC_WRITE:
-		return RSIM_OP_ATOMIC_WRITE;
-	case RSIM_WR_FLUSH:
-		return RSIM_OP_FLUSH;
 	case IB_WR_REG_MR:
 		return RSIM_OP_REG_MR;
 	case IB_WR_LOCAL_INV:

@@ -1046,7 +1046,8 @@ int rsim_mr_lookup(struct rsim_dev *rsim, const struct rsim_qp *qp, u32 key,
  * checked: the caller looks the range up with rsim_mr_lookup() after,
  * which checks the key, PD and rights again, with the range as it then is.
  *
- * Context: any but hard IRQ.
+ * Context: process or softirq; takes the MR's or the window's lock with
+ * BH off.
  * Return: 0, or -EACCES if the key names no registration or bound window.
  */
 int rsim_mr_key_range(struct rsim_dev *rsim, u32 key, u64 *addr, u64 *len)

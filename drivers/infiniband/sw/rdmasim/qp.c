@@ -494,6 +494,11 @@ static int rsim_qp_check_attr(struct rsim_dev *rsim,
 
 enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
 {
+	/* not case labels: before 6.2 the enum has no such values */
+	if (op == RSIM_WR_FLUSH)
+		return RSIM_WC_FLUSH;
+	if (op == RSIM_WR_ATOMIC_WRITE)
+		return RSIM_WC_ATOMIC_WRITE;
 	switch (op) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -510,10 +515,6 @@ enum ib_wc_opcode rsim_wc_opcode(enum ib_wr_opcode op)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
-	case RSIM_WR_FLUSH:
-		return RSIM_WC_FLUSH;
-	case RSIM_WR_ATOMIC_WRITE:
-		return RSIM_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
