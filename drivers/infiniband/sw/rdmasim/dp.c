@@ -1145,12 +1145,16 @@ static int rsim_dp_steer(struct rsim_exec *x)
  * atomic lock and the MR's lock, so that no other atomic of this device
  * comes between (IBA 9.4.5; like rxe, atomics are not atomic with respect
  * to the CPU). The original value is then written into the requester's
- * SGE, as the ATOMIC ACKNOWLEDGE's payload would be.
+ * SGE, as the ATOMIC ACKNOWLEDGE's payload would be. An ATOMIC_WRITE
+ * stores its 8 bytes at once under the same locks (no atomic of this
+ * device sees half of it), a persistent-memory MR's line written back as
+ * its copies are, and returns nothing.
  */
 static int rsim_dp_atomic(struct rsim_exec *x)
 {
 	const struct rsim_mem_ref *ref = &x->rref;
 	struct rsim_send_wqe *wqe = x->wqe;
+	bool store = wqe->opcode == RSIM_WR_ATOMIC_WRITE;
 	u64 orig, n = sizeof(orig);
 	int err = -EFAULT;
 	void *p = NULL;
@@ -1164,49 +1168,15 @@ static int rsim_dp_atomic(struct rsim_exec *x)
 		u64 *v = p;
 
 		orig = READ_ONCE(*v);
-		if (wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		if (store)
+			WRITE_ONCE(*v, wqe->swap);
+		else if (wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
 			WRITE_ONCE(*v, orig + wqe->compare_add);
 		else if (orig == wqe->compare_add)
 			WRITE_ONCE(*v, wqe->swap);
-		err = 0;
-	}
-	if (p)
-		kunmap_local(p);
-	if (ref->mr)
-		spin_unlock(&ref->mr->lock);
-	spin_unlock_bh(&x->prsim->atomic_lock);
-	if (err)
-		return rsim_dp_copy_failed(x, err, true, IB_WC_REM_ACCESS_ERR,
-					   IB_WC_REM_ACCESS_ERR);
-	err = rsim_dp_copy(x, x->qp->lrefs, x->nl, NULL, 0, &orig,
-			   sizeof(orig));
-	return rsim_dp_copy_failed(x, err, false, IB_WC_REM_ACCESS_ERR,
-				   IB_WC_REM_ACCESS_ERR);
-}
-
-/*
- * An ATOMIC_WRITE at the responder: the 8 bytes stored at once, under the
- * device's atomic lock and the MR's lock as an atomic's (no atomic of
- * this device sees half of it); a persistent-memory MR's line written
- * back, as its copies are.
- */
-static int rsim_dp_atomic_write(struct rsim_exec *x)
-{
-	const struct rsim_mem_ref *ref = &x->rref;
-	u64 n = sizeof(u64);
-	int err = -EFAULT;
-	void *p = NULL;
-
-	spin_lock_bh(&x->prsim->atomic_lock);
-	if (ref->mr)
-		spin_lock(&ref->mr->lock);
-	if (rsim_ref_live(ref))
-		p = rsim_ref_map(ref, 0, &n);
-	if (p && n == sizeof(u64)) {
-		WRITE_ONCE(*(u64 *)p, x->wqe->swap);
-		if (ref->mr && ref->mr->hints.pmem) {
-			arch_wb_cache_pmem(p, sizeof(u64));
-			x->pmem_bytes += sizeof(u64);
+		if (store && ref->mr && ref->mr->hints.pmem) {
+			arch_wb_cache_pmem(p, sizeof(orig));
+			x->pmem_bytes += sizeof(orig);
 		}
 		err = 0;
 	}
@@ -1215,7 +1185,12 @@ static int rsim_dp_atomic_write(struct rsim_exec *x)
 	if (ref->mr)
 		spin_unlock(&ref->mr->lock);
 	spin_unlock_bh(&x->prsim->atomic_lock);
-	return rsim_dp_copy_failed(x, err, true, IB_WC_REM_ACCESS_ERR,
+	if (err || store)
+		return rsim_dp_copy_failed(x, err, true, IB_WC_REM_ACCESS_ERR,
+					   IB_WC_REM_ACCESS_ERR);
+	err = rsim_dp_copy(x, x->qp->lrefs, x->nl, NULL, 0, &orig,
+			   sizeof(orig));
+	return rsim_dp_copy_failed(x, err, false, IB_WC_REM_ACCESS_ERR,
 				   IB_WC_REM_ACCESS_ERR);
 }
 
@@ -1262,7 +1237,7 @@ static int rsim_dp_move(struct rsim_exec *x)
 
 	/* not case labels: before 6.2 the enum has no such values */
 	if (wqe->opcode == RSIM_WR_ATOMIC_WRITE)
-		return rsim_dp_atomic_write(x);
+		return rsim_dp_atomic(x);
 	if (wqe->opcode == RSIM_WR_FLUSH)
 		return rsim_dp_flush(x);
 	switch (wqe->opcode) {
