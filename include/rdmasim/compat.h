@@ -256,4 +256,78 @@ struct kunit_suppressed_warning;
 #define rsim_vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
 #endif
 
+/*
+ * On-demand paging (odp.c). The core's per-page state moved from a pfn
+ * and a DMA address list (6.x: the core DMA-maps each page it faults, and
+ * the access mask is its own ODP_*_ALLOWED_BIT) to an hmm_dma_map (7.x:
+ * the driver maps, bumps npages, and the mask is HMM_PFN_WRITE or 0). The
+ * pfn list is per PAGE_SIZE page either way, HMM_PFN_VALID/WRITE in it.
+ * A DMA device that bounces (swiotlb) or cannot reach all memory gets no
+ * ODP: the core's rule on 7.x (hmm_dma_map_alloc()), and ours before, as
+ * the device writes the pages themselves and an unmap would copy a stale
+ * bounce slot over them.
+ */
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+#include <linux/dma-mapping.h>
+#include <linux/hmm.h>
+#include <linux/swiotlb.h>
+#include <rdma/ib_umem_odp.h>
+
+#ifdef RSIM_HAVE_HMM_DMA_MAP
+#define RSIM_ODP_READ_MASK	0
+#define RSIM_ODP_WRITE_MASK	HMM_PFN_WRITE
+#define rsim_odp_pfns(umem)	((umem)->map.pfn_list)
+
+static inline bool rsim_odp_dma_ok(struct device *dev)
+{
+#ifdef CONFIG_DMA_NEED_SYNC
+	if (!dev_dma_skip_sync(dev))
+		return false;
+#endif
+	return !dma_addressing_limited(dev);
+}
+
+/* map page @idx for the device, once; umem_mutex held */
+static inline bool rsim_odp_dma_map(struct ib_umem_odp *umem, size_t idx)
+{
+	struct pci_p2pdma_map_state p2p = {};
+	struct ib_device *dev = umem->umem.ibdev;
+	dma_addr_t dma;
+
+	/* mapped, or the zero page of a read-only umem: never written */
+	if ((umem->map.pfn_list[idx] & HMM_PFN_DMA_MAPPED) ||
+	    is_zero_page(hmm_pfn_to_page(umem->map.pfn_list[idx])))
+		return true;
+	dma = hmm_dma_map_pfn(dev->dma_device, &umem->map, idx, &p2p);
+	if (ib_dma_mapping_error(dev, dma))
+		return false;
+	umem->npages++;
+	return true;
+}
+#else
+#define RSIM_ODP_READ_MASK	ODP_READ_ALLOWED_BIT
+#define RSIM_ODP_WRITE_MASK	(ODP_READ_ALLOWED_BIT | ODP_WRITE_ALLOWED_BIT)
+#define rsim_odp_pfns(umem)	((umem)->pfn_list)
+
+static inline bool rsim_odp_dma_ok(struct device *dev)
+{
+	return !is_swiotlb_force_bounce(dev) && !dma_addressing_limited(dev);
+}
+
+/* the core mapped it in ib_umem_odp_map_dma_and_lock() */
+static inline bool rsim_odp_dma_map(struct ib_umem_odp *umem, size_t idx)
+{
+	return true;
+}
+#endif
+#endif /* CONFIG_INFINIBAND_ON_DEMAND_PAGING */
+
+/* ODP of FLUSH and ATOMIC WRITE: per-transport bits (kernels after 6.12) */
+#ifdef RSIM_HAVE_ODP_SUPPORT_FLUSH
+#define RSIM_ODP_SUPPORT_PLACEMENT	(IB_ODP_SUPPORT_FLUSH |		\
+					 IB_ODP_SUPPORT_ATOMIC_WRITE)
+#else
+#define RSIM_ODP_SUPPORT_PLACEMENT	0
+#endif
+
 #endif /* RDMASIM_COMPAT_H */

@@ -374,6 +374,26 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"result PASS" "exit 0"
 	provider_left_alone stress /run/stress
 
+	# tools/provider's rsim_odp: on-demand paging (odp.c) as an
+	# application meets it: faults at first touch and after
+	# MADV_DONTNEED (the MMU notifier's invalidations), a hole in an ODP
+	# MR and the ends of an implicit one fail as a HCA reports them,
+	# atomics and a read-only MR's zero page, the fault injection point
+	# and delay, advise_mr's rules, and two posters racing a thread that
+	# zaps and remaps their ODP range: every WRITE lands
+	provider_tool /run/odp rsim_odp
+	while IFS= read -r l; do
+		say "RSIM-PROVIDER odp: $l"
+	done </run/odp
+	check "provider_odp_rules" lines /run/odp "result PASS" "exit 0" \
+		"odp write_first_touch ok" \
+		"odp dontneed_invalidates odp_invalidations grew" \
+		"odp write_into_hole ok" "odp implicit_past_end ok" \
+		"odp fault_injected ok" "odp prefetch_bad_lkey EINVAL"
+	check "provider_odp_race" lines /run/odp "odp race poster 0 wrs * bad 0" \
+		"odp race poster 1 wrs * bad 0"
+	provider_left_alone odp /run/odp
+
 	# A process holding a context (PD, CQ, a QP in RTS, an MR, device
 	# memory mapped and registered) on a device that is removed: the
 	# removal returns within a second without waiting for the process

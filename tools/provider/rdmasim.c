@@ -2299,6 +2299,7 @@ static void rsim_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops rsim_ctx_ops = {
+	.advise_mr = ibv_cmd_advise_mr,	/* prefetch of ODP MRs */
 	.alloc_dmah = rsim_alloc_dmah,
 	.alloc_dm = rsim_alloc_dm,
 	.alloc_mw = rsim_alloc_mw,

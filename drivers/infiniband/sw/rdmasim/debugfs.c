@@ -119,6 +119,14 @@ static int rsim_datapath_show(struct seq_file *m, void *unused)
 		   atomic64_read(&rsim->user_send_posts),
 		   atomic64_read(&rsim->sq_rings),
 		   atomic64_read(&rsim->send_doorbells));
+	seq_printf(m, "odp_moves %llu\n", st.odp_moves);
+	seq_printf(m, "odp_faults %lld\nodp_fault_pages %lld\nodp_fault_errors %lld\n",
+		   atomic64_read(&rsim->odp_faults),
+		   atomic64_read(&rsim->odp_fault_pages),
+		   atomic64_read(&rsim->odp_fault_errors));
+	seq_printf(m, "odp_invalidations %lld\nodp_prefetches %lld\n",
+		   atomic64_read(&rsim->odp_invalidations),
+		   atomic64_read(&rsim->odp_prefetches));
 	seq_printf(m, "roce_no_route %lld\nroce_ambiguous %lld\n",
 		   atomic64_read(&rsim->roce_no_route),
 		   atomic64_read(&rsim->roce_ambiguous));
@@ -235,6 +243,9 @@ void rsim_debugfs_dev_init(struct rsim_dev *rsim)
 			    &rsim_datapath_fops);
 	debugfs_create_file("port", 0600, rsim->debugfs, rsim,
 			    &rsim_port_fops);
+	if (RSIM_ODP)
+		debugfs_create_u32("odp_delay_ms", 0600, rsim->debugfs,
+				   &rsim->odp_delay_ms);
 	rsim_fault_debugfs_init(rsim);
 }
 

@@ -161,6 +161,9 @@ static int rsim_query_device(struct ib_device *ibdev,
 	/* a device "rdma link add" made, "rdma link del" removes */
 	if (rsim_is_roce(rsim))
 		attr->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
+	/* where the DMA device bounces, ODP MRs are refused (compat.h) */
+	if (rsim_odp_possible(rsim))
+		rsim_odp_caps(attr);
 	attr->max_send_sge = lim->max_send_sge;
 	attr->max_recv_sge = lim->max_recv_sge;
 	attr->max_sge_rd = lim->max_sge_rd;
@@ -646,6 +649,15 @@ int rsim_dev_probe(struct platform_device *pdev,
 		return -EINVAL;
 
 	/*
+	 * the mask platform_device_register_full() gave, set again through
+	 * the DMA API, which then also decides whether the device's mappings
+	 * need syncs (7.x): never asked, they would always seem to, and the
+	 * core would refuse ODP, which needs none (compat.h)
+	 */
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		return err;
+	/*
 	 * platform devices carry dma_parms: this cannot fail. No segment
 	 * longer than one mapping can be (swiotlb's slots: 256 KiB under
 	 * swiotlb=force), or pinning a large user buffer would fail to map
@@ -702,6 +714,8 @@ int rsim_dev_probe(struct platform_device *pdev,
 	ib_set_device_ops(&rsim->ibdev, &rsim_pd_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_mr_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_mw_ops);
+	if (RSIM_ODP)
+		ib_set_device_ops(&rsim->ibdev, &rsim_odp_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_cq_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_qp_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_srq_ops);

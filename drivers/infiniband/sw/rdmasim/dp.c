@@ -91,6 +91,14 @@
  */
 #define RSIM_DP_CHECK_PAGES	16
 
+/*
+ * ODP (odp.c): what one page fault of a copy brings in at most, and how
+ * often a copy faults at the same place (invalidations racing it) before
+ * the WR fails as on an unresolvable page fault.
+ */
+#define RSIM_DP_ODP_FAULT_BYTES	(4 * 1024 * 1024)
+#define RSIM_DP_ODP_TRIES	16
+
 /* rsim_dp_exec() and its steps: beyond IB_WC_* */
 #define RSIM_EXEC_WAIT		(-1)	/* RNR NAK: wait for a receive WR */
 #define RSIM_EXEC_DROP		(-2)	/* UC, UD: the message is lost */
@@ -163,6 +171,7 @@ struct rsim_budget {
  * @took: @qp->rwqe holds a receive WR taken from @peer's queue
  * @len: message bytes
  * @moved: a DMA handle already moved this WR to its CPU's worker
+ * @odp_move: it goes to the worker because it may touch an ODP MR
  * @steer_cpu: the CPU to move it to (RSIM_EXEC_MOVE)
  * @steered: it runs on the CPU its DMA handle names
  * @ph: processing hints of the MRs it touched, one bit per PH value
@@ -196,6 +205,7 @@ struct rsim_exec {
 	bool took;
 	u64 len;
 	bool moved;
+	bool odp_move;
 	int steer_cpu;
 	bool steered;
 	u8 ph;
@@ -404,6 +414,7 @@ static void *rsim_dma_map_local(struct rsim_dev *rsim, u64 dma, u64 *len)
  * @pos: offset into the range
  * @len: in: bytes wanted; out: bytes mapped, contiguous in the
  *	translation and within one page
+ * @write: the device writes them (an ODP MR's page must be writable)
  *
  * A kernel consumer's registration (map_mr_sg, the local DMA lkey, a DMA
  * MR) holds DMA addresses, reached as a device reaches them
@@ -412,11 +423,16 @@ static void *rsim_dma_map_local(struct rsim_dev *rsim, u64 dma, u64 *len)
  * page itself, the memory the process sees, whatever DMA address the
  * mapping made for it (under swiotlb a bounce slot no process reads).
  *
+ * An ODP MR's pages are the device's only while it has a translation of
+ * them (odp.c): without one, the access stops with -EAGAIN for a fault.
+ *
  * Context: any; the mapping is kmap_local_page()'s: undo it with
  * kunmap_local(), in reverse order.
- * Return: the mapping, or NULL if the address is not RAM (a bus error).
+ * Return: the mapping, NULL if the address is not RAM (a bus error), or
+ * ERR_PTR(-EAGAIN): an ODP page to fault in (rsim_dp_odp_fault()).
  */
-static void *rsim_ref_map(const struct rsim_mem_ref *ref, u64 pos, u64 *len)
+static void *rsim_ref_map(const struct rsim_mem_ref *ref, u64 pos, u64 *len,
+			  bool write)
 {
 	struct rsim_dev *rsim = ref->rsim;
 	const struct rsim_mr *mr = ref->mr;
@@ -425,6 +441,8 @@ static void *rsim_ref_map(const struct rsim_mem_ref *ref, u64 pos, u64 *len)
 	u32 i;
 
 	*len = min(*len, ref->len - pos);
+	if (mr && mr->odp)
+		return rsim_odp_map(mr, at, len, write);
 	if (!mr || !mr->reg.mtt)
 		/* local DMA lkey or DMA MR: DMA address == address */
 		return rsim_dma_map_local(rsim, mr ? mr->reg.iova + at : at,
@@ -505,7 +523,8 @@ static void rsim_mr_pair_unlock(struct rsim_mr_pair *p)
  * Copy at most one page from the source (@sref at @spos, or @sbuf) to
  * @dref at @dpos; both MRs locked. Returns the bytes copied, or a
  * negative errno: -EFAULT the destination, -ENXIO the source is no longer
- * registered or not RAM.
+ * registered or not RAM; -EAGAIN an ODP page of the destination, -EBUSY
+ * one of the source, to fault in.
  */
 static s64 rsim_dp_copy_page(const struct rsim_mem_ref *dref, u64 dpos,
 			     const struct rsim_mem_ref *sref, u64 spos,
@@ -518,14 +537,16 @@ static s64 rsim_dp_copy_page(const struct rsim_mem_ref *dref, u64 dpos,
 		return -EFAULT;
 	if (sref && !rsim_ref_live(sref))
 		return -ENXIO;
-	dp = rsim_ref_map(dref, dpos, &n);
+	dp = rsim_ref_map(dref, dpos, &n, true);
+	if (IS_ERR(dp))
+		return -EAGAIN;
 	if (!dp)
 		return -EFAULT;
 	if (sref) {
-		sp = rsim_ref_map(sref, spos, &n);
-		if (!sp) {
+		sp = rsim_ref_map(sref, spos, &n, false);
+		if (IS_ERR_OR_NULL(sp)) {
 			kunmap_local(dp);
-			return -ENXIO;
+			return sp ? -EBUSY : -ENXIO;
 		}
 	}
 	/* persistent memory (a DMA handle says so): past the CPU's caches */
@@ -554,6 +575,23 @@ static int rsim_dp_interrupted(const struct rsim_exec *x)
 	return 0;
 }
 
+/*
+ * An ODP page a copy needs (odp.c): fault the rest of @ref from @pos in,
+ * RSIM_DP_ODP_FAULT_BYTES at most. Only the worker may sleep for it (a WR
+ * that may touch an ODP MR runs there: rsim_dp_odp_move()); @tries is the
+ * count of faults at this very place. Returns 0 or -EFAULT.
+ */
+static int rsim_dp_odp_fault(struct rsim_exec *x,
+			     const struct rsim_mem_ref *ref, u64 pos,
+			     bool write, unsigned int tries)
+{
+	u64 len = min_t(u64, ref->len - pos, RSIM_DP_ODP_FAULT_BYTES);
+
+	if (!x->worker || !ref->mr || tries > RSIM_DP_ODP_TRIES)
+		return -EFAULT;
+	return rsim_odp_fault(ref->mr, ref->off + pos, len, write) ? -EFAULT : 0;
+}
+
 /**
  * rsim_dp_copy() - move bytes between registered memory, as the device
  * @x: the WR
@@ -564,11 +602,12 @@ static int rsim_dp_interrupted(const struct rsim_exec *x)
  * @src_buf: kernel buffer holding the source (inline data), or NULL
  * @len: bytes to move; the ranges hold at least that many
  *
- * Context: process or softirq; reschedules between chunks on the worker.
+ * Context: process or softirq; reschedules between chunks on the worker,
+ * and faults ODP pages in there.
  * Return: 0; -EFAULT if the destination, -ENXIO if the source stopped
- * being registered memory (some bytes may have been written, as by a
- * device that hits a bus error); -EINTR or -ESHUTDOWN, see
- * rsim_dp_interrupted().
+ * being registered memory or an ODP page of it could not be faulted in
+ * (some bytes may have been written, as by a device that hits a bus
+ * error); -EINTR or -ESHUTDOWN, see rsim_dp_interrupted().
  */
 static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
 			u32 ndst, const struct rsim_mem_ref *src, u32 nsrc,
@@ -577,9 +616,9 @@ static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
 	struct rsim_cursor d = { .refs = dst, .n = ndst };
 	struct rsim_cursor s = { .refs = src, .n = nsrc };
 	struct rsim_mr_pair held = {};
-	unsigned int pages = 0;
+	unsigned int pages = 0, tries = 0;
+	u64 done = 0, fault_at = 0;
 	bool locked = false;
-	u64 done = 0;
 	s64 n = 0;
 
 	while (done < len) {
@@ -617,6 +656,22 @@ static int rsim_dp_copy(struct rsim_exec *x, const struct rsim_mem_ref *dst,
 		n = rsim_dp_copy_page(dref, d.pos, sref, s.pos,
 				      src_buf ? src_buf + done : NULL,
 				      len - done);
+		if (n == -EAGAIN || n == -EBUSY) {
+			/* an ODP page: fault it in, go on from here */
+			rsim_mr_pair_unlock(&held);
+			locked = false;
+			tries = done == fault_at ? tries + 1 : 1;
+			fault_at = done;
+			if (n == -EAGAIN)
+				n = rsim_dp_odp_fault(x, dref, d.pos, true,
+						      tries) ? -EFAULT : 0;
+			else
+				n = rsim_dp_odp_fault(x, sref, s.pos, false,
+						      tries) ? -ENXIO : 0;
+			if (n)
+				break;
+			continue;
+		}
 		if (n < 0)
 			break;
 		if (dref->mr && dref->mr->hints.pmem)
@@ -1140,6 +1195,37 @@ static int rsim_dp_steer(struct rsim_exec *x)
 }
 
 /*
+ * ODP (odp.c): a page fault may sleep, so a WR that may touch an ODP MR
+ * runs on the worker: one whose checked ranges are in one, or that lands
+ * in receive buffers of a PD that has any (@peer's; the receive WR itself
+ * is looked at later), or a multicast (@peer NULL) while any ODP MR
+ * exists. Called before the WR has done anything: moved, it runs again
+ * from the start there.
+ */
+static int rsim_dp_odp_move(struct rsim_exec *x, const struct rsim_qp *peer)
+{
+	u32 i;
+
+	if (!RSIM_ODP || x->worker || !atomic_read(&rsim_odp_mrs))
+		return 0;
+	for (i = 0; i <= x->nl; i++) {
+		const struct rsim_mem_ref *ref = i ? &x->qp->lrefs[i - 1] :
+						 &x->rref;
+
+		if (ref->mr && ref->mr->odp)
+			goto move;
+	}
+	if (!rsim_dp_needs_recv(x->wqe->opcode))
+		return 0;
+	if (peer && !atomic_read(&to_rsim_pd(peer->ibqp.pd)->odp_mrs))
+		return 0;
+move:
+	x->odp_move = true;
+	x->steer_cpu = -1;
+	return RSIM_EXEC_MOVE;
+}
+
+/*
  * An atomic at the responder: read the 8 bytes at the checked remote
  * range, compare-and-swap or add, write back; all under the device's
  * atomic lock and the MR's lock, so that no other atomic of this device
@@ -1155,15 +1241,30 @@ static int rsim_dp_atomic(struct rsim_exec *x)
 	const struct rsim_mem_ref *ref = &x->rref;
 	struct rsim_send_wqe *wqe = x->wqe;
 	bool store = wqe->opcode == RSIM_WR_ATOMIC_WRITE;
-	u64 orig, n = sizeof(orig);
-	int err = -EFAULT;
-	void *p = NULL;
+	unsigned int tries = 0;
+	u64 orig, n;
+	int err;
+	void *p;
 
+again:
+	err = -EFAULT;
+	p = NULL;
+	n = sizeof(orig);
 	spin_lock_bh(&x->prsim->atomic_lock);
 	if (ref->mr)
 		spin_lock(&ref->mr->lock);
 	if (rsim_ref_live(ref))
-		p = rsim_ref_map(ref, 0, &n);
+		p = rsim_ref_map(ref, 0, &n, true);
+	if (IS_ERR(p)) {
+		/* an ODP page: fault it in, then try again */
+		spin_unlock(&ref->mr->lock);
+		spin_unlock_bh(&x->prsim->atomic_lock);
+		if (!rsim_dp_odp_fault(x, ref, 0, true, ++tries))
+			goto again;
+		return rsim_dp_copy_failed(x, -EFAULT, true,
+					   IB_WC_REM_ACCESS_ERR,
+					   IB_WC_REM_ACCESS_ERR);
+	}
 	if (p && n == sizeof(orig)) {
 		u64 *v = p;
 
@@ -1212,7 +1313,15 @@ static int rsim_dp_flush(struct rsim_exec *x)
 	       ref->mr->hints.pmem && pos < ref->len) {
 		n = ref->len - pos;
 		spin_lock_bh(&ref->mr->lock);
-		p = rsim_ref_live(ref) ? rsim_ref_map(ref, pos, &n) : NULL;
+		p = rsim_ref_live(ref) ? rsim_ref_map(ref, pos, &n, false) :
+		    NULL;
+		if (IS_ERR(p)) {
+			/* an ODP page not present: none of its lines to write */
+			p = NULL;
+			spin_unlock_bh(&ref->mr->lock);
+			pos += n;
+			continue;
+		}
 		if (p) {
 			arch_wb_cache_pmem(p, n);
 			kunmap_local(p);
@@ -1614,11 +1723,18 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 		if (net_type < 0)
 			return RSIM_EXEC_DROP;
 	}
-	if (rsim_dp_ud_is_mcast(x))
+	if (rsim_dp_ud_is_mcast(x)) {
+		ret = rsim_dp_odp_move(x, NULL);
+		if (ret)
+			return ret;
 		return rsim_dp_ud_mcast(x, has_grh, net_type, &grh);
+	}
 	x->peer = rsim_dp_ud_dest(x);
 	if (!x->peer)
 		return RSIM_EXEC_DROP;
+	ret = rsim_dp_odp_move(x, x->peer);
+	if (ret)
+		return ret;
 	grh_src = &grh;
 	inl = rsim_dp_inline(wqe);
 	pool = x->prsim->mad_pool;
@@ -1675,6 +1791,9 @@ static int rsim_dp_exec(struct rsim_exec *x)
 			return ret;
 	}
 	ret = rsim_dp_steer(x);
+	if (ret)
+		return ret;
+	ret = rsim_dp_odp_move(x, x->peer);
 	if (ret)
 		return ret;
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -1781,6 +1900,7 @@ static void rsim_dp_account(struct rsim_dev *rsim,
 	dp->deferred += did->deferred;
 	dp->worker_runs += did->worker_runs;
 	dp->dmah_moves += did->dmah_moves;
+	dp->odp_moves += did->odp_moves;
 	dp->dmah_steered += did->dmah_steered;
 	dp->dmah_pmem_bytes += did->dmah_pmem_bytes;
 	for (i = 0; i < ARRAY_SIZE(dp->dmah_ph); i++)
@@ -2025,7 +2145,10 @@ static bool rsim_dp_finish(struct rsim_exec *x, int status,
 		rsim_dp_leave_locked(qp, RSIM_SQ_QUEUED);
 		rsim_dp_queue_locked(qp, 0);
 		spin_unlock_irqrestore(&qp->lock, flags);
-		b->did.dmah_moves++;
+		if (x->odp_move)
+			b->did.odp_moves++;
+		else
+			b->did.dmah_moves++;
 		return false;
 	}
 	if (status == RSIM_EXEC_DROP)

@@ -38,6 +38,7 @@
 
 static const char * const rsim_fault_names[RSIM_FAULT_NR] = {
 	[RSIM_FAULT_ALLOC] = "alloc",
+	[RSIM_FAULT_ODP] = "odp_fault",
 };
 
 /* serializes the replacement of any point's trace (readers use RCU) */

@@ -23,6 +23,9 @@
 
 #include "rdmasim.h"
 
+/* ODP MRs of every device: none, and the data path never looks further */
+atomic_t rsim_odp_mrs = ATOMIC_INIT(0);
+
 void rsim_mr_init(struct rsim_dev *rsim)
 {
 	xa_init_flags(&rsim->mr_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
@@ -115,6 +118,8 @@ err_res_put:
 void rsim_mr_put(struct rsim_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref)) {
+		if (mr->odp)
+			rsim_odp_free(mr);
 		kvfree(mr->umtt);
 		kfree(mr->segs);
 		kfree(mr);
@@ -151,8 +156,13 @@ static void rsim_mr_free(struct rsim_mr *mr)
 	mr->state = RSIM_MR_FREE;
 	mr->reg.gen++;
 	spin_unlock_bh(&mr->lock);
-	if (mr->umem)
+	if (mr->odp && mr->umem) {
+		rsim_odp_dereg(mr);
+		atomic_dec(&to_rsim_pd(mr->ibmr.pd)->odp_mrs);
+		atomic_dec(&rsim_odp_mrs);
+	} else if (mr->umem) {
 		rsim_umem_release(mr->umem);
+	}
 	rsim_dmah_unbind(mr);
 	rsim_res_put(rsim, RSIM_RES_MR);
 	rsim_mr_put(mr);
@@ -610,6 +620,43 @@ static struct ib_mr *rsim_user_mr_finish(struct rsim_mr *mr,
 	return &mr->ibmr;
 }
 
+/*
+ * An on-demand-paging MR (odp.c): nothing pinned; explicit, or implicit
+ * (@start 0, @length U64_MAX: the process's whole address space, which
+ * no other check would let through). Not with a DMA handle: its hints
+ * (a CPU, persistent memory) are not kept for faulted pages.
+ */
+static struct ib_mr *rsim_reg_odp_mr(struct ib_pd *ibpd, u64 start,
+				     u64 length, u64 iova, int access,
+				     struct ib_dmah *dmah)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibpd->device);
+	struct rsim_mr *mr;
+	int err;
+
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (start || length != U64_MAX || iova)
+		err = rsim_user_mr_check(ibpd, start, length, iova, access,
+					 false);
+	else
+		err = ib_check_mr_access(ibpd->device, access);
+	if (err)
+		return ERR_PTR(err);
+	mr = rsim_mr_new(rsim, IB_MR_TYPE_USER, access, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = rsim_odp_init(mr, start, length, iova);
+	if (err) {
+		rsim_mr_free(mr);
+		return ERR_PTR(err);
+	}
+	/* the core sets ibmr.pd after this returns; the data path needs it */
+	atomic_inc(&to_rsim_pd(ibpd)->odp_mrs);
+	atomic_inc(&rsim_odp_mrs);
+	return &mr->ibmr;
+}
+
 /* reg_user_mr with the DMA handle, whether the kernel passes one or not */
 static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
 					   u64 length, u64 iova, int access,
@@ -621,6 +668,8 @@ static struct ib_mr *rsim_reg_user_mr_dmah(struct ib_pd *ibpd, u64 start,
 	struct rsim_mr *mr;
 	int err;
 
+	if (access & IB_ACCESS_ON_DEMAND)
+		return rsim_reg_odp_mr(ibpd, start, length, iova, access, dmah);
 	err = rsim_user_mr_check(ibpd, start, length, iova, access,
 				 rsim_dmah_is_pmem(dmah));
 	if (err)
@@ -651,6 +700,9 @@ static struct ib_mr *rsim_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 	struct rsim_mr *mr;
 	int err;
 
+	/* a dma-buf's pages are the exporter's: nothing to fault */
+	if (access & IB_ACCESS_ON_DEMAND)
+		return ERR_PTR(-EOPNOTSUPP);
 	err = rsim_user_mr_check(ibpd, offset, length, iova, access,
 				 rsim_dmah_is_pmem(RSIM_DMAH_ARG));
 	if (err)
@@ -695,6 +747,9 @@ static struct ib_mr *rsim_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *dm,
 	 */
 	if (access & RSIM_ACCESS_FLUSH_PERSISTENT)
 		return ERR_PTR(-EINVAL);
+	/* device memory is always there */
+	if (access & IB_ACCESS_ON_DEMAND)
+		return ERR_PTR(-EOPNOTSUPP);
 	err = ib_check_mr_access(ibpd->device, access);
 	if (err)
 		return ERR_PTR(err);
@@ -751,7 +806,9 @@ static struct ib_mr *rsim_rereg_user_mr(struct ib_mr *ibmr, int flags,
 
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = mr->access;
-	if (!mr->umem)
+	/* an ODP MR's notifier and pages belong to its range as it is */
+	if (!mr->umem || mr->odp ||
+	    ((access ^ mr->access) & IB_ACCESS_ON_DEMAND))
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!repin && (access & IB_ACCESS_LOCAL_WRITE) &&
 	    !mr->umem->writable) {

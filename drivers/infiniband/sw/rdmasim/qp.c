@@ -460,12 +460,15 @@ static int rsim_qp_check_attr(struct rsim_dev *rsim,
 	/*
 	 * The rights to receive RDMA FLUSH, of either placement type: a
 	 * FLUSH needs its type's right here and in the MR (dp.c).
+	 * IB_ACCESS_ON_DEMAND means nothing for a QP: accepted and ignored,
+	 * as mlx5 does (rdma-core's ODP tests pass their MRs' flags).
 	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC |
 				       IB_ACCESS_LOCAL_WRITE |
+				       IB_ACCESS_ON_DEMAND |
 				       RSIM_ACCESS_FLUSH)))
 		return -EINVAL;
 	if ((mask & IB_QP_PATH_MTU) &&

@@ -158,10 +158,14 @@ struct rsim_res {
 /**
  * enum rsim_fault_site - places where a failure can be injected
  * @RSIM_FAULT_ALLOC: every memory and index allocation inside a verb
+ * @RSIM_FAULT_ODP: every page the data path faults into an ODP MR
+ *	(odp.c): the fault fails there, as a page fault an HCA's firmware
+ *	could not resolve (fail_nth N: the N-th page from now)
  * @RSIM_FAULT_NR: number of sites; keep last
  */
 enum rsim_fault_site {
 	RSIM_FAULT_ALLOC,
+	RSIM_FAULT_ODP,
 	RSIM_FAULT_NR,
 };
 
@@ -354,6 +358,7 @@ enum rsim_dp_op {
  *	inline; more than a budget)
  * @worker_runs: runs of the device's worker (@deferred plus RNR timers)
  * @dmah_moves: WRs handed to the worker of the CPU a DMA handle names
+ * @odp_moves: WRs handed to the worker because they may touch an ODP MR
  * @dmah_steered: WRs executed on the CPU their MR's DMA handle names
  * @dmah_pmem_bytes: bytes written into persistent-memory MRs with
  *	cache-flushing copies
@@ -376,6 +381,7 @@ struct rsim_dp_stats {
 	u64 deferred;
 	u64 worker_runs;
 	u64 dmah_moves;
+	u64 odp_moves;
 	u64 dmah_steered;
 	u64 dmah_pmem_bytes;
 	u64 dmah_ph[4];
@@ -476,6 +482,14 @@ struct rsim_roce_seg {
  * @sq_rings: send rings made for processes to map (usq.c)
  * @send_doorbells: post_send commands without a WR on a mapped send queue
  * @user_send_posts: post_send commands of processes that carried WRs
+ * @odp_faults: page faults the data path and advise_mr resolved in ODP MRs
+ * @odp_fault_pages: pages they brought in
+ * @odp_fault_errors: faults that failed (no mapping, no right, dereg,
+ *	injected)
+ * @odp_invalidations: MMU notifier invalidations of ODP MRs' ranges
+ * @odp_prefetches: advise_mr calls
+ * @odp_delay_ms: debugfs knob: each ODP fault waits this long first
+ *	(at most a second), so that a test can race it
  * @roce_no_route: RoCE: packets no device took, its GID held by no device
  *	this one reaches (rsim_roce_route())
  * @roce_ambiguous: RoCE: packets refused because more than one device
@@ -552,6 +566,12 @@ struct rsim_dev {
 	atomic64_t sq_rings;
 	atomic64_t send_doorbells;
 	atomic64_t user_send_posts;
+	atomic64_t odp_faults;
+	atomic64_t odp_fault_pages;
+	atomic64_t odp_fault_errors;
+	atomic64_t odp_invalidations;
+	atomic64_t odp_prefetches;
+	u32 odp_delay_ms;
 	atomic64_t roce_no_route;
 	atomic64_t roce_ambiguous;
 	netdevice_tracker ndev_tracker;
@@ -611,9 +631,18 @@ struct rsim_umap {
 	unsigned int npages;
 };
 
+/**
+ * struct rsim_pd - protection domain
+ * @ibpd: core object
+ * @pdn: its number
+ * @odp_mrs: ODP MRs in it (odp.c): while there are any, a send that may
+ *	land in its receive buffers runs on the device's worker, where a
+ *	page fault may sleep
+ */
 struct rsim_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+	atomic_t odp_mrs;
 };
 
 struct rsim_ah {
@@ -1124,6 +1153,7 @@ struct rsim_mr_hints {
  * @reg.mtt: translation; NULL for DMA MRs (identity)
  * @nmw: memory windows bound to it (mw.c): while there are any, it cannot
  *	be invalidated, re-registered or deregistered
+ * @odp: an on-demand-paging MR's pages (odp.c), or NULL
  */
 struct rsim_mr {
 	struct ib_mr ibmr;
@@ -1156,6 +1186,7 @@ struct rsim_mr {
 		struct rsim_mr_seg *mtt;
 	} reg;
 	u32 nmw;
+	struct rsim_odp *odp;
 };
 
 /**
@@ -1526,6 +1557,7 @@ int rsim_ah_attr_check(struct rsim_dev *rsim, const struct rdma_ah_attr *ah);
 
 /* mr.c (and testing.h) */
 extern const struct ib_device_ops rsim_mr_ops;
+extern atomic_t rsim_odp_mrs;
 void rsim_mr_init(struct rsim_dev *rsim);
 void rsim_mr_exit(struct rsim_dev *rsim);
 enum ib_wc_status rsim_mr_fast_reg(struct rsim_dev *rsim, struct ib_pd *pd,
@@ -1540,6 +1572,46 @@ int rsim_mr_key_range(struct rsim_dev *rsim, u32 key, u64 *addr, u64 *len);
 void rsim_mr_refs_put(struct rsim_mem_ref *refs, u32 n);
 struct rsim_mr *rsim_mr_get(struct rsim_dev *rsim, u32 key);
 void rsim_mr_put(struct rsim_mr *mr);
+
+/* odp.c: on-demand paging, where the kernel has it */
+extern const struct ib_device_ops rsim_odp_ops;	/* only if RSIM_ODP */
+#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)
+#define RSIM_ODP	true
+bool rsim_odp_possible(struct rsim_dev *rsim);
+void rsim_odp_caps(struct ib_device_attr *attr);
+int rsim_odp_init(struct rsim_mr *mr, u64 start, u64 length, u64 iova);
+void rsim_odp_dereg(struct rsim_mr *mr);
+void rsim_odp_free(struct rsim_mr *mr);
+void *rsim_odp_map(const struct rsim_mr *mr, u64 at, u64 *len, bool write);
+int rsim_odp_fault(struct rsim_mr *mr, u64 at, u64 len, bool write);
+#else
+#define RSIM_ODP	false
+static inline bool rsim_odp_possible(struct rsim_dev *rsim)
+{
+	return false;
+}
+
+static inline void rsim_odp_caps(struct ib_device_attr *attr) {}
+static inline int rsim_odp_init(struct rsim_mr *mr, u64 start, u64 length,
+				u64 iova)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void rsim_odp_dereg(struct rsim_mr *mr) {}
+static inline void rsim_odp_free(struct rsim_mr *mr) {}
+static inline void *rsim_odp_map(const struct rsim_mr *mr, u64 at, u64 *len,
+				 bool write)
+{
+	return NULL;
+}
+
+static inline int rsim_odp_fault(struct rsim_mr *mr, u64 at, u64 len,
+				 bool write)
+{
+	return -EFAULT;
+}
+#endif
 
 /* mw.c */
 extern const struct ib_device_ops rsim_mw_ops;

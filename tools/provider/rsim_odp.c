@@ -1,0 +1,764 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rsim_odp: on-demand paging MRs through libibverbs and the provider, the
+ * rules a device's ODP must keep, each case a failure if it does not:
+ *
+ *  - caps: ODP and implicit ODP claimed, every RC operation;
+ *  - fault-in: an RDMA WRITE of 64 KiB into an ODP MR over memory never
+ *    touched lands (the device faults it: odp_faults in debugfs grows),
+ *    and a second one needs no fault; after madvise(MADV_DONTNEED) the
+ *    MMU notifier invalidates the range (odp_invalidations grows) and the
+ *    next WRITE faults again and lands; an ODP source works too;
+ *  - a hole: a WRITE into a page of an ODP MR that was unmapped completes
+ *    with IBV_WC_REM_ACCESS_ERR, a local SGE in it with
+ *    IBV_WC_LOC_PROT_ERR, as a HCA whose page fault cannot be resolved;
+ *  - implicit ODP (ibv_reg_mr(pd, NULL, SIZE_MAX)): a WRITE anywhere the
+ *    process has memory lands, into an unmapped range or past the end of
+ *    the address space fails; an implicit MR with an iova is refused;
+ *  - atomics into untouched ODP memory, an RDMA READ of untouched memory
+ *    through a read-only ODP MR (zeros);
+ *  - fault injection (debugfs fault/odp_fault/fail_nth): the WR fails as
+ *    on an unresolvable fault, and the next one works;
+ *  - ibv_advise_mr(): synchronous prefetch faults the range; a bad lkey,
+ *    a non-ODP MR, a range past the MR, PREFETCH_WRITE of a read-only MR
+ *    are refused with their errno;
+ *  - a race: two threads post WRITEs into an ODP MR (each on its own QP)
+ *    while a third zaps and remaps its pages (madvise, mmap MAP_FIXED):
+ *    the range never lacks a mapping, so every WRITE completes
+ *    successfully (what lands is lost to the next zap: not compared).
+ *
+ * Prints one "odp <case> <result>" line per case, "FAIL ..." for each
+ * expectation that does not hold, and "result PASS" (exit 0) or "result
+ * FAIL" (exit 1); exit 77 where the device claims no ODP.
+ *
+ *   RDMAV_DRIVERS=<tools/provider>/librdmasim rsim_odp [-d rdmasim0]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "rsim_open.h"
+
+#define LEN		(64 * 1024)
+#define PAGE		4096
+#define ODP_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC | \
+			 IBV_ACCESS_ON_DEMAND)
+#define QP_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
+#define RACE_SECONDS	2
+
+static const char *devname = "rdmasim0";
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static uint16_t lid;
+static int failures;
+
+static void fail(const char *what, const char *fmt, long a, long b)
+{
+	printf("FAIL %s: ", what);
+	printf(fmt, a, b);
+	printf("\n");
+	failures++;
+}
+
+/* an errno's name for the "odp <case> <result>" lines */
+static const char *ename(int e)
+{
+	switch (e) {
+	case 0: return "0";
+	case EINVAL: return "EINVAL";
+	case EPERM: return "EPERM";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EFAULT: return "EFAULT";
+	case ENOENT: return "ENOENT";
+	default: return "other";
+	}
+}
+
+/* one of the device's debugfs datapath counters, or -1 */
+static long long counter(const char *name)
+{
+	char path[256], key[64], line[256];
+	long long v, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/rdmasim/%s/datapath",
+		 devname);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", key, &v) == 2 &&
+		    !strcmp(key, name))
+			found = v;
+	fclose(f);
+	return found;
+}
+
+static int write_knob(const char *rel, const char *val)
+{
+	char path[256];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/rdmasim/%s/%s",
+		 devname, rel);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ok = fputs(val, f) >= 0;
+	return fclose(f) || !ok ? -1 : 0;
+}
+
+/* a CQ and an RC QP connected to itself */
+struct loop {
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+static int loop_open(struct loop *l)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 1,
+			 .max_send_sge = 2, .max_recv_sge = 1 },
+	};
+
+	l->cq = ibv_create_cq(ctx, 128, NULL, NULL, 0);
+	if (!l->cq)
+		return -1;
+	ia.send_cq = ia.recv_cq = l->cq;
+	l->qp = ibv_create_qp(pd, &ia);
+	if (!l->qp || rsim_connect_self(l->qp, lid, QP_ACCESS, IBV_MTU_1024, 4))
+		return -1;
+	return 0;
+}
+
+static void loop_close(struct loop *l)
+{
+	if (l->qp)
+		ibv_destroy_qp(l->qp);
+	if (l->cq)
+		ibv_destroy_cq(l->cq);
+	l->qp = NULL;
+	l->cq = NULL;
+}
+
+/* one completion within a few seconds: its status, or -1 */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int i, n;
+
+	for (i = 0; i < 5000; i++) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			return -1;
+		if (n == 1)
+			return wc->status;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/*
+ * A page the next one_wr() unmaps once its QP and CQ exist: their rings
+ * are mappings too, and one made after the hole was punched could fill it
+ */
+static void *hole_at;
+
+/* post one RC WR on a fresh loop (an error leaves its QP in ERR) */
+static int one_wr(struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+	struct loop l = {};
+	int st = -1;
+
+	if (!loop_open(&l)) {
+		if (hole_at && munmap(hole_at, PAGE))
+			fail("hole", "munmap errno %ld%ld", errno, 0);
+		hole_at = NULL;
+		if (!ibv_post_send(l.qp, wr, &bad))
+			st = poll_one(l.cq, &wc);
+	}
+	loop_close(&l);
+	return st;
+}
+
+static int rdma(enum ibv_wr_opcode op, void *laddr, uint32_t lkey,
+		uint64_t raddr, uint32_t rkey, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)laddr, .length = len, .lkey = lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	};
+
+	return one_wr(&wr);
+}
+
+static void *map_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void fill(void *p, size_t len, int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		((unsigned char *)p)[i] = (unsigned char)(i * 7 + seed);
+}
+
+static void expect_status(const char *what, int got, int want)
+{
+	printf("odp %s %s\n", what, got == want ? "ok" :
+	       got < 0 ? "no-completion" : ibv_wc_status_str(got));
+	if (got != want)
+		fail(what, "status %ld, want %ld", got, want);
+}
+
+static void expect_errno(const char *what, int got, int want)
+{
+	printf("odp %s %s\n", what, ename(got));
+	if (got != want)
+		fail(what, "errno %ld, want %ld", got, want);
+}
+
+static void expect_grew(const char *what, const char *name,
+			long long before)
+{
+	long long now = counter(name);
+
+	printf("odp %s %s %s\n", what, name, now > before ? "grew" : "same");
+	if (now <= before)
+		fail(what, "counter did not grow: %ld -> %ld", before, now);
+}
+
+/* ---- the cases ---- */
+
+static bool caps(void)
+{
+	struct ibv_device_attr_ex a = {};
+	uint32_t rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+		      IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+		      IBV_ODP_SUPPORT_ATOMIC | IBV_ODP_SUPPORT_SRQ_RECV;
+
+	if (ibv_query_device_ex(ctx, NULL, &a)) {
+		fail("caps", "query_device_ex %ld%ld", errno, 0);
+		return false;
+	}
+	if (!(a.odp_caps.general_caps & IBV_ODP_SUPPORT))
+		return false;
+	printf("odp caps general 0x%llx rc 0x%x uc 0x%x ud 0x%x\n",
+	       (unsigned long long)a.odp_caps.general_caps,
+	       a.odp_caps.per_transport_caps.rc_odp_caps,
+	       a.odp_caps.per_transport_caps.uc_odp_caps,
+	       a.odp_caps.per_transport_caps.ud_odp_caps);
+	if (!(a.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT))
+		fail("caps", "no implicit ODP (0x%lx)%ld",
+		     (long)a.odp_caps.general_caps, 0);
+	if ((a.odp_caps.per_transport_caps.rc_odp_caps & rc) != rc)
+		fail("caps", "rc caps 0x%lx, want 0x%lx",
+		     a.odp_caps.per_transport_caps.rc_odp_caps, rc);
+	return true;
+}
+
+static void fault_in(struct ibv_mr *src, void *sbuf)
+{
+	void *dst = map_anon(LEN);
+	struct ibv_mr *mr;
+	long long f, inv;
+
+	mr = dst ? ibv_reg_mr(pd, dst, LEN, ODP_ACCESS) : NULL;
+	if (!mr) {
+		fail("fault_in", "reg_mr errno %ld%ld", errno, 0);
+		goto out;
+	}
+	fill(sbuf, LEN, 1);
+	f = counter("odp_faults");
+	expect_status("write_first_touch",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)dst, mr->rkey, LEN), IBV_WC_SUCCESS);
+	if (memcmp(dst, sbuf, LEN))
+		fail("write_first_touch", "data differ%ld%ld", 0, 0);
+	expect_grew("write_first_touch", "odp_faults", f);
+
+	f = counter("odp_faults");
+	fill(sbuf, LEN, 2);
+	expect_status("write_warm",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)dst, mr->rkey, LEN), IBV_WC_SUCCESS);
+	if (memcmp(dst, sbuf, LEN))
+		fail("write_warm", "data differ%ld%ld", 0, 0);
+	if (counter("odp_faults") != f)
+		fail("write_warm", "faulted again: %ld -> %ld", f,
+		     counter("odp_faults"));
+
+	inv = counter("odp_invalidations");
+	madvise(dst, LEN, MADV_DONTNEED);
+	expect_grew("dontneed_invalidates", "odp_invalidations", inv);
+	f = counter("odp_faults");
+	fill(sbuf, LEN, 3);
+	expect_status("write_after_dontneed",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)dst, mr->rkey, LEN), IBV_WC_SUCCESS);
+	if (memcmp(dst, sbuf, LEN))
+		fail("write_after_dontneed", "data differ%ld%ld", 0, 0);
+	expect_grew("write_after_dontneed", "odp_faults", f);
+
+	/* the ODP MR as the source of a WRITE into the pinned one */
+	madvise(dst, LEN, MADV_DONTNEED);
+	fill(dst, LEN, 4);
+	memset(sbuf, 0, LEN);
+	expect_status("odp_source",
+		      rdma(IBV_WR_RDMA_WRITE, dst, mr->lkey,
+			   (uintptr_t)sbuf, src->rkey, LEN), IBV_WC_SUCCESS);
+	if (memcmp(dst, sbuf, LEN))
+		fail("odp_source", "data differ%ld%ld", 0, 0);
+	ibv_dereg_mr(mr);
+out:
+	if (dst)
+		munmap(dst, LEN);
+}
+
+static void hole(struct ibv_mr *src, void *sbuf)
+{
+	char *buf = map_anon(3 * PAGE);
+	struct ibv_mr *mr;
+
+	mr = buf ? ibv_reg_mr(pd, buf, 3 * PAGE, ODP_ACCESS) : NULL;
+	if (!mr) {
+		fail("hole", "reg_mr errno %ld%ld", errno, 0);
+		goto out;
+	}
+	/* fault the middle page in first: the hole is an invalidation too */
+	expect_status("write_before_hole",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)buf + PAGE, mr->rkey, PAGE),
+		      IBV_WC_SUCCESS);
+	hole_at = buf + PAGE;
+	expect_status("write_into_hole",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)buf + PAGE, mr->rkey, PAGE),
+		      IBV_WC_REM_ACCESS_ERR);
+	if (mmap(buf + PAGE, PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		fail("hole", "mmap errno %ld%ld", errno, 0);
+	hole_at = buf + PAGE;
+	expect_status("local_sge_in_hole",
+		      rdma(IBV_WR_RDMA_WRITE, buf + PAGE, mr->lkey,
+			   (uintptr_t)sbuf, src->rkey, PAGE),
+		      IBV_WC_LOC_PROT_ERR);
+	/* the pages around the hole still work */
+	expect_status("write_beside_hole",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)buf + 2 * PAGE, mr->rkey, PAGE),
+		      IBV_WC_SUCCESS);
+	ibv_dereg_mr(mr);
+	munmap(buf, PAGE);
+	munmap(buf + 2 * PAGE, PAGE);
+	return;
+out:
+	if (buf)
+		munmap(buf, 3 * PAGE);
+}
+
+static void implicit(struct ibv_mr *src, void *sbuf)
+{
+	char *buf = map_anon(LEN), *gone = map_anon(PAGE);
+	struct ibv_mr *mr;
+
+	errno = 0;
+	mr = ibv_reg_mr_iova(pd, NULL, SIZE_MAX, PAGE, ODP_ACCESS);
+	expect_errno("implicit_with_iova", mr ? 0 : errno, EINVAL);
+	if (mr)
+		ibv_dereg_mr(mr);
+	mr = ibv_reg_mr(pd, NULL, SIZE_MAX, ODP_ACCESS);
+	expect_errno("implicit_reg", mr ? 0 : errno, 0);
+	if (!mr || !buf || !gone)
+		goto out;
+	fill(sbuf, LEN, 5);
+	expect_status("implicit_write",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)buf, mr->rkey, LEN), IBV_WC_SUCCESS);
+	if (memcmp(buf, sbuf, LEN))
+		fail("implicit_write", "data differ%ld%ld", 0, 0);
+	/* a local SGE through the implicit lkey */
+	memset(buf, 0x5a, PAGE);
+	expect_status("implicit_local_sge",
+		      rdma(IBV_WR_RDMA_WRITE, buf, mr->lkey,
+			   (uintptr_t)sbuf, src->rkey, PAGE), IBV_WC_SUCCESS);
+	hole_at = gone;
+	expect_status("implicit_unmapped",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)gone, mr->rkey, PAGE),
+		      IBV_WC_REM_ACCESS_ERR);
+	gone = NULL;
+	/* the last page of a 64-bit address space: past the MR's end */
+	expect_status("implicit_past_end",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   UINT64_MAX - PAGE + 1, mr->rkey, PAGE),
+		      IBV_WC_REM_ACCESS_ERR);
+	expect_status("implicit_wrap",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   UINT64_MAX - 15, mr->rkey, 32),
+		      IBV_WC_REM_ACCESS_ERR);
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (buf)
+		munmap(buf, LEN);
+	if (gone)
+		munmap(gone, PAGE);
+}
+
+static void atomics_and_reads(struct ibv_mr *src, void *sbuf)
+{
+	uint64_t *dst = map_anon(PAGE);
+	struct ibv_mr *mr, *ro;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+
+	mr = dst ? ibv_reg_mr(pd, dst, PAGE, ODP_ACCESS) : NULL;
+	ro = dst ? ibv_reg_mr(pd, dst, PAGE, IBV_ACCESS_REMOTE_READ |
+			      IBV_ACCESS_ON_DEMAND) : NULL;
+	if (!mr || !ro) {
+		fail("atomics", "reg_mr errno %ld%ld", errno, 0);
+		goto out;
+	}
+	sge = (struct ibv_sge){ .addr = (uintptr_t)sbuf, .length = 8,
+				.lkey = src->lkey };
+	wr.wr.atomic.remote_addr = (uintptr_t)&dst[1];
+	wr.wr.atomic.rkey = mr->rkey;
+	wr.wr.atomic.compare_add = 5;
+	memset(sbuf, 0xff, 8);
+	expect_status("fetch_add_untouched", one_wr(&wr), IBV_WC_SUCCESS);
+	if (dst[1] != 5 || *(uint64_t *)sbuf != 0)
+		fail("fetch_add_untouched", "memory %ld, returned %ld",
+		     (long)dst[1], (long)*(uint64_t *)sbuf);
+
+	/* the read-only MR: the page faulted read-only is zero-filled */
+	madvise(dst, PAGE, MADV_DONTNEED);
+	memset(sbuf, 0xff, PAGE);
+	expect_status("read_untouched_readonly",
+		      rdma(IBV_WR_RDMA_READ, sbuf, src->lkey,
+			   (uintptr_t)dst, ro->rkey, PAGE), IBV_WC_SUCCESS);
+	if (((unsigned char *)sbuf)[0] || ((unsigned char *)sbuf)[PAGE - 1])
+		fail("read_untouched_readonly", "not zeros%ld%ld", 0, 0);
+	expect_status("write_readonly",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)dst, ro->rkey, PAGE),
+		      IBV_WC_REM_ACCESS_ERR);
+out:
+	if (ro)
+		ibv_dereg_mr(ro);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (dst)
+		munmap(dst, PAGE);
+}
+
+static void injected(struct ibv_mr *src, void *sbuf)
+{
+	void *dst = map_anon(LEN);
+	struct ibv_mr *mr;
+	long long err;
+
+	mr = dst ? ibv_reg_mr(pd, dst, LEN, ODP_ACCESS) : NULL;
+	if (!mr) {
+		fail("injected", "reg_mr errno %ld%ld", errno, 0);
+		goto out;
+	}
+	err = counter("odp_fault_errors");
+	/* the third page of the fault fails: the WRITE with it */
+	if (write_knob("fault/odp_fault/fail_nth", "3")) {
+		fail("injected", "no fault/odp_fault/fail_nth knob%ld%ld", 0, 0);
+		goto out_dereg;
+	}
+	expect_status("fault_injected",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)dst, mr->rkey, LEN),
+		      IBV_WC_REM_ACCESS_ERR);
+	expect_grew("fault_injected", "odp_fault_errors", err);
+	fill(sbuf, LEN, 6);
+	expect_status("after_injected",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)dst, mr->rkey, LEN), IBV_WC_SUCCESS);
+	if (memcmp(dst, sbuf, LEN))
+		fail("after_injected", "data differ%ld%ld", 0, 0);
+	/* a fault held back: the WRITE waits for it and lands */
+	madvise(dst, LEN, MADV_DONTNEED);
+	if (!write_knob("odp_delay_ms", "50")) {
+		expect_status("fault_delayed",
+			      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+				   (uintptr_t)dst, mr->rkey, LEN),
+			      IBV_WC_SUCCESS);
+		write_knob("odp_delay_ms", "0");
+		if (memcmp(dst, sbuf, LEN))
+			fail("fault_delayed", "data differ%ld%ld", 0, 0);
+	}
+out_dereg:
+	ibv_dereg_mr(mr);
+out:
+	if (dst)
+		munmap(dst, LEN);
+}
+
+static int advise(struct ibv_mr *mr, void *addr, uint32_t len,
+		  enum ibv_advise_mr_advice advice, uint32_t lkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)addr, .length = len, .lkey = lkey,
+	};
+
+	(void)mr;
+	return ibv_advise_mr(pd, advice, IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+}
+
+static void prefetch(struct ibv_mr *src, void *sbuf)
+{
+	void *dst = map_anon(LEN);
+	struct ibv_mr *mr, *ro;
+	long long f;
+
+	mr = dst ? ibv_reg_mr(pd, dst, LEN, ODP_ACCESS) : NULL;
+	ro = dst ? ibv_reg_mr(pd, dst, LEN, IBV_ACCESS_REMOTE_READ |
+			      IBV_ACCESS_ON_DEMAND) : NULL;
+	if (!mr || !ro) {
+		fail("prefetch", "reg_mr errno %ld%ld", errno, 0);
+		goto out;
+	}
+	f = counter("odp_faults");
+	expect_errno("prefetch_write_sync",
+		     advise(mr, dst, LEN, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    mr->lkey), 0);
+	expect_grew("prefetch_write_sync", "odp_faults", f);
+	/* prefetched: the WRITE finds every page */
+	f = counter("odp_faults");
+	expect_status("write_after_prefetch",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)dst, mr->rkey, LEN), IBV_WC_SUCCESS);
+	if (counter("odp_faults") != f)
+		fail("write_after_prefetch", "faulted: %ld -> %ld", f,
+		     counter("odp_faults"));
+	expect_errno("prefetch_bad_lkey",
+		     advise(mr, dst, LEN, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    mr->lkey ^ 0x100), EINVAL);
+	expect_errno("prefetch_pinned_mr",
+		     advise(src, sbuf, LEN, IBV_ADVISE_MR_ADVICE_PREFETCH,
+			    src->lkey), EINVAL);
+	expect_errno("prefetch_past_mr",
+		     advise(mr, (char *)dst + PAGE, LEN,
+			    IBV_ADVISE_MR_ADVICE_PREFETCH, mr->lkey), EINVAL);
+	expect_errno("prefetch_wrap",
+		     advise(mr, (void *)(uintptr_t)(UINT64_MAX - 15), 32,
+			    IBV_ADVISE_MR_ADVICE_PREFETCH, mr->lkey), EINVAL);
+	expect_errno("prefetch_write_readonly",
+		     advise(ro, dst, LEN, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			    ro->lkey), EPERM);
+	expect_errno("prefetch_no_fault",
+		     advise(mr, dst, LEN,
+			    IBV_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT, mr->lkey),
+		     0);
+out:
+	if (ro)
+		ibv_dereg_mr(ro);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (dst)
+		munmap(dst, LEN);
+}
+
+/* ---- the race ---- */
+
+struct poster {
+	pthread_t t;
+	int seed;
+	struct ibv_mr *src;
+	unsigned char *sbuf;
+	struct ibv_mr *dst;
+	unsigned char *dbuf;	/* its own LEN / 2 of the ODP range */
+	long wrs;
+	long bad;
+};
+
+static atomic_bool race_stop;
+
+static void *poster_main(void *arg)
+{
+	struct poster *p = arg;
+	struct loop l = {};
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	struct ibv_wc wc;
+
+	if (loop_open(&l)) {
+		p->bad++;
+		return NULL;
+	}
+	while (!atomic_load(&race_stop)) {
+		uint32_t len = PAGE + (uint32_t)(rand_r((unsigned *)&p->seed) %
+						 (LEN / 2 - PAGE));
+
+		fill(p->sbuf, len, p->seed + (int)p->wrs);
+		sge = (struct ibv_sge){ .addr = (uintptr_t)p->sbuf,
+					.length = len, .lkey = p->src->lkey };
+		wr.wr_id = (uint64_t)p->wrs;
+		wr.wr.rdma.remote_addr = (uintptr_t)p->dbuf;
+		wr.wr.rdma.rkey = p->dst->rkey;
+		if (ibv_post_send(l.qp, &wr, &bad) ||
+		    poll_one(l.cq, &wc) != IBV_WC_SUCCESS) {
+			p->bad++;
+			break;
+		}
+		p->wrs++;
+	}
+	loop_close(&l);
+	return NULL;
+}
+
+static void race(void)
+{
+	unsigned char *dst = map_anon(LEN);
+	struct poster p[2] = {};
+	struct ibv_mr *mr = NULL;
+	long long inv = counter("odp_invalidations");
+	time_t end;
+	long zaps = 0;
+	int i;
+
+	mr = dst ? ibv_reg_mr(pd, dst, LEN, ODP_ACCESS) : NULL;
+	if (!mr) {
+		fail("race", "reg_mr errno %ld%ld", errno, 0);
+		goto out;
+	}
+	atomic_store(&race_stop, false);
+	for (i = 0; i < 2; i++) {
+		p[i].seed = i + 1;
+		p[i].sbuf = map_anon(LEN / 2);
+		p[i].src = p[i].sbuf ? ibv_reg_mr(pd, p[i].sbuf, LEN / 2,
+						  IBV_ACCESS_LOCAL_WRITE) :
+			   NULL;
+		p[i].dst = mr;
+		p[i].dbuf = dst + i * (LEN / 2);
+		if (!p[i].src || pthread_create(&p[i].t, NULL, poster_main,
+						&p[i])) {
+			fail("race", "poster %ld: setup%ld", i, 0);
+			p[i].t = 0;
+		}
+	}
+	/* zap and remap under the posters: the range never lacks a VMA */
+	end = time(NULL) + RACE_SECONDS;
+	while (time(NULL) < end) {
+		if (zaps & 1)
+			madvise(dst, LEN, MADV_DONTNEED);
+		else if (mmap(dst, LEN, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+			 MAP_FAILED)
+			fail("race", "mmap MAP_FIXED errno %ld%ld", errno, 0);
+		zaps++;
+		usleep(200);
+	}
+	atomic_store(&race_stop, true);
+	for (i = 0; i < 2; i++) {
+		if (p[i].t)
+			pthread_join(p[i].t, NULL);
+		printf("odp race poster %d wrs %ld bad %ld\n", i, p[i].wrs,
+		       p[i].bad);
+		if (p[i].bad || !p[i].wrs)
+			fail("race", "poster %ld: %ld failed", i, p[i].bad);
+		if (p[i].src)
+			ibv_dereg_mr(p[i].src);
+		if (p[i].sbuf)
+			munmap(p[i].sbuf, LEN / 2);
+	}
+	printf("odp race zaps %ld\n", zaps);
+	expect_grew("race", "odp_invalidations", inv);
+	ibv_dereg_mr(mr);
+out:
+	if (dst)
+		munmap(dst, LEN);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_port_attr port;
+	struct ibv_mr *src = NULL;
+	void *sbuf = NULL;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "d:")) != -1) {
+		if (opt != 'd') {
+			fprintf(stderr, "usage: %s [-d ibdev]\n", argv[0]);
+			return 2;
+		}
+		devname = optarg;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ctx = rsim_open_device(devname);
+	if (!ctx || ibv_query_port(ctx, 1, &port)) {
+		printf("FAIL open %s: %s\nresult FAIL\n", devname,
+		       strerror(errno));
+		return 1;
+	}
+	lid = port.lid;
+	pd = ibv_alloc_pd(ctx);
+	if (!pd) {
+		printf("FAIL alloc_pd: %s\nresult FAIL\n", strerror(errno));
+		return 1;
+	}
+	if (!caps()) {
+		printf("odp caps none\nresult SKIP\n");
+		ibv_dealloc_pd(pd);
+		ibv_close_device(ctx);
+		return 77;
+	}
+	sbuf = map_anon(LEN);
+	src = sbuf ? ibv_reg_mr(pd, sbuf, LEN, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_REMOTE_READ) : NULL;
+	if (!src) {
+		fail("setup", "pinned MR errno %ld%ld", errno, 0);
+	} else {
+		fault_in(src, sbuf);
+		hole(src, sbuf);
+		implicit(src, sbuf);
+		atomics_and_reads(src, sbuf);
+		injected(src, sbuf);
+		prefetch(src, sbuf);
+		race();
+		ibv_dereg_mr(src);
+	}
+	if (sbuf)
+		munmap(sbuf, LEN);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	printf("result %s\n", failures ? "FAIL" : "PASS");
+	return failures ? 1 : 0;
+}
