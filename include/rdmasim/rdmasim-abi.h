@@ -229,4 +229,21 @@ struct rsim_create_srq_resp {
 	struct rsim_uwq_resp rq;
 };
 
+/*
+ * modify_srq's driver data. Resizing a mapped SRQ (IBV_SRQ_MAX_WR) makes
+ * a new ring: the kernel writes struct rsim_modify_srq_resp at @resp_addr
+ * before the resize takes effect, and the provider posts into the new
+ * ring (producer index from 0) once the command returns; the WRs of the
+ * old ring are taken first. The new ring's consumer index starts below 0
+ * by the WRs the old ring still holds, so that the room it shows is the
+ * SRQ's.
+ */
+struct rsim_modify_srq_cmd {
+	__aligned_u64 resp_addr;
+};
+
+struct rsim_modify_srq_resp {
+	struct rsim_uwq_resp rq;
+};
+
 #endif /* RDMASIM_ABI_H */

@@ -320,6 +320,17 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"srq post_past_max_wr ENOMEM" "srq sends_take_posted 0" \
 		"srq rnr_wait_ended_by_post 0" \
 		"rq hostile_num_sge 0" "rq hostile_prod_index 0"
+	# an SRQ resized (a new ring, mapped by the provider): refused below
+	# what is posted, past the device's depth and while the old ring
+	# still holds WRs; the old ring's WRs first, in order; the room the
+	# new depth's, the old WRs counted
+	check "provider_verbs_srq_resize" lines /run/verbs \
+		"srq resize_fill 0" "srq resize_below_posted EINVAL" \
+		"srq resize_past_max_srq_wr EINVAL" "srq resize 0" \
+		"srq resize_query 0" "srq resize_again_busy EBUSY" \
+		"srq resize_post_new 0" "srq resize_post_past_depth ENOMEM" \
+		"srq resize_old_first 0" "srq resize_shrink_drained 0" \
+		"srq resize_shrunk_receives 0" "srq kernel rings"
 	# send queues, mapped: posts before RTS and a bind refused, a WRITE,
 	# a new queue's ring asking for a doorbell, and a send ring the test
 	# writes and rings the doorbell of

@@ -91,6 +91,11 @@ struct rsim_create_srq_ex_resp {
 	struct rsim_create_srq_resp drv;
 };
 
+struct rsim_modify_srq_ex {
+	struct ibv_modify_srq ibv_cmd;
+	struct rsim_modify_srq_cmd drv;
+};
+
 struct rsim_create_ah_ex_resp {
 	struct ib_uverbs_create_ah_resp ibv_resp;
 	struct rsim_create_ah_resp drv;
@@ -115,6 +120,9 @@ static_assert(sizeof(struct rsim_create_qp_ex_resp) ==
 static_assert(sizeof(struct rsim_create_srq_ex_resp) ==
 	      sizeof(struct ib_uverbs_create_srq_resp) +
 	      sizeof(struct rsim_create_srq_resp), "create_srq");
+static_assert(sizeof(struct rsim_modify_srq_ex) ==
+	      sizeof(struct ibv_modify_srq) +
+	      sizeof(struct rsim_modify_srq_cmd), "modify_srq");
 /* a ring's SGE is an ibv_sge */
 static_assert(sizeof(struct rsim_usge) == sizeof(struct ibv_sge), "sge");
 
@@ -2084,12 +2092,46 @@ err_free:
 	return NULL;
 }
 
-static int rsim_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+/*
+ * A resize of a mapped SRQ gives it a new ring (the kernel writes it into
+ * @resp): posts stop while the command runs, then go to the new ring from
+ * its index 0, the old one unmapped (the kernel takes its WRs first). If
+ * the new ring cannot be mapped the SRQ refuses posts from then on.
+ */
+static int rsim_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 			   int attr_mask)
 {
-	struct ibv_modify_srq cmd = {};
+	struct rsim_srq *srq = container_of(ibsrq, struct rsim_srq, ibsrq);
+	struct rsim_modify_srq_resp resp = {};
+	struct rsim_modify_srq_ex cmd = {};
+	struct rsim_urq nrq = {};
+	int ret;
 
-	return ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!srq->rq.ring || !(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					  sizeof(cmd.ibv_cmd));
+	pthread_spin_lock(&srq->rq.lock);
+	cmd.drv.resp_addr = (uintptr_t)&resp;
+	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (ret)
+		goto out;
+	if (rsim_urq_map(&nrq, ibsrq->context, &resp.rq) || !nrq.ring) {
+		ret = nrq.ring ? errno : EPROTO;
+		srq->rq.reset = true;
+		goto out;
+	}
+	munmap(srq->rq.ring, srq->rq.len);
+	srq->rq.ring = nrq.ring;
+	srq->rq.len = nrq.len;
+	srq->rq.nslots = nrq.nslots;
+	srq->rq.max_wr = nrq.max_wr;
+	srq->rq.max_sge = nrq.max_sge;
+	srq->rq.stride = nrq.stride;
+	srq->rq.prod = 0;
+out:
+	pthread_spin_unlock(&srq->rq.lock);
+	return ret;
 }
 
 static int rsim_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)

@@ -1459,6 +1459,60 @@ static void rq_rules(struct rq_env *e)
 	expect("rq", "reset_then_receive", ret, 0);
 }
 
+static int srq_resize(struct ibv_srq *srq, uint32_t max_wr)
+{
+	struct ibv_srq_attr a = { .max_wr = max_wr };
+
+	return ibv_modify_srq(srq, &a, IBV_SRQ_MAX_WR);
+}
+
+/*
+ * A resize (IBV_DEVICE_SRQ_RESIZE): refused below what is posted or past
+ * the device's depth; the WRs posted before it are taken first, in
+ * order, then the new ring's; they count against the new depth until
+ * taken, and a second resize meanwhile is EBUSY; once they are taken the
+ * SRQ may shrink again
+ */
+static void rq_srq_resize(struct rq_env *e)
+{
+	static const int ok2[] = { IBV_WC_SUCCESS, IBV_WC_SUCCESS };
+	struct ibv_srq_attr q;
+	uint64_t ids[2];
+	int i, ret;
+
+	if (!(dev_attr.device_cap_flags & IBV_DEVICE_SRQ_RESIZE))
+		return fail("srq", "no IBV_DEVICE_SRQ_RESIZE");
+	for (i = 0, ret = 0; i < RQ_WR && !ret; i++)
+		ret = rq_post(e, 100 + i, 1);
+	expect("srq", "resize_fill", ret, 0);
+	expect("srq", "resize_below_posted", srq_resize(e->srq, RQ_WR - 1),
+	       EINVAL);
+	expect("srq", "resize_past_max_srq_wr",
+	       srq_resize(e->srq, dev_attr.max_srq_wr + 1), EINVAL);
+	expect("srq", "resize", srq_resize(e->srq, 2 * RQ_WR), 0);
+	ret = ibv_query_srq(e->srq, &q);
+	expect("srq", "resize_query",
+	       ret ?: q.max_wr == 2 * RQ_WR ? 0 : EIO, 0);
+	expect("srq", "resize_again_busy", srq_resize(e->srq, 4 * RQ_WR),
+	       EBUSY);
+	for (i = 0, ret = 0; i < RQ_WR && !ret; i++)
+		ret = rq_post(e, 200 + i, 1);
+	expect("srq", "resize_post_new", ret, 0);
+	expect("srq", "resize_post_past_depth", rq_post(e, 300, 1), ENOMEM);
+	for (i = 0, ret = 0; i < 2 * RQ_WR && !ret; i++) {
+		ids[0] = 400 + i;
+		ids[1] = i < RQ_WR ? 100 + i : 200 + i - RQ_WR;
+		ret = rq_send(e, ids[0]) ?: rq_expect(e, 2, ids, ok2);
+	}
+	expect("srq", "resize_old_first", ret, 0);
+	expect("srq", "resize_shrink_drained", srq_resize(e->srq, RQ_WR), 0);
+	ids[0] = 500;
+	ids[1] = 501;
+	ret = rq_post(e, 501, 1) ?: rq_send(e, 500) ?:
+	      rq_expect(e, 2, ids, ok2);
+	expect("srq", "resize_shrunk_receives", ret, 0);
+}
+
 /*
  * An SRQ: its depth, and an RNR wait on a QP of it that a post ends (the
  * SRQ's doorbell)
@@ -1498,6 +1552,7 @@ static void rq_srq(struct rq_env *e)
 	ids[1] = 41;
 	ret = ret ?: rq_post(e, 41, 1) ?: rq_expect(e, 2, ids, ok2);
 	expect("srq", "rnr_wait_ended_by_post", ret, 0);
+	rq_srq_resize(e);
 out:
 	rq_destroy_qp(e);
 	expect("srq", "destroy", ibv_destroy_srq(e->srq), 0);
@@ -1876,6 +1931,49 @@ out:
  * Receive queues through the provider: mapped rings unless RSIM_NO_MAP=1
  * (the kernel's post commands), the same errnos either way
  */
+/*
+ * The SRQ rules again on a context of the kernel's rings (the post
+ * commands; RSIM_NO_MAP=1 when it is opened): a resize there swaps the
+ * kernel's ring, its old WRs taken first all the same
+ */
+static void srq_kernel_rings(struct ibv_device *dev)
+{
+	struct ibv_context *ctx0 = ctx;
+	struct ibv_pd *pd0 = pd;
+	struct rq_env e = {};
+
+	setenv("RSIM_NO_MAP", "1", 1);
+	ctx = ibv_open_device(dev);
+	unsetenv("RSIM_NO_MAP");
+	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	if (!pd) {
+		fail("srq", "a context without mapped rings");
+		goto out;
+	}
+	e.buf = pattern_buf(MR_LEN, 37);
+	e.cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!e.buf || !e.cq ||
+	    reg_mr(pd, e.buf, MR_LEN, IBV_ACCESS_LOCAL_WRITE, &e.mr)) {
+		fail("srq", "kernel rings: setup");
+		goto out;
+	}
+	printf("srq kernel rings\n");
+	rq_srq(&e);
+out:
+	if (e.mr)
+		ibv_dereg_mr(e.mr);
+	if (e.cq)
+		ibv_destroy_cq(e.cq);
+	if (e.buf)
+		munmap(e.buf, MR_LEN);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	if (ctx)
+		ibv_close_device(ctx);
+	ctx = ctx0;
+	pd = pd0;
+}
+
 static void recv_rings(void)
 {
 	struct rq_env e = {};
@@ -2093,6 +2191,7 @@ int main(int argc, char **argv)
 	bogus_and_double();
 	multicast();
 	recv_rings();
+	srq_kernel_rings(dev);
 	other_context(dev);
 
 	expect("cleanup", "dealloc_pd", ibv_dealloc_pd(pd), 0);

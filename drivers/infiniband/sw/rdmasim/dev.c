@@ -154,6 +154,7 @@ static int rsim_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_SRQ_RESIZE |
 				 /* a mapped send queue's: no kernel WR has them */
 				 RSIM_DEVICE_PLACEMENT;
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY | IBK_SG_GAPS_REG |

@@ -129,7 +129,7 @@ int rsim_wq_post_recv(struct rsim_wq *rq, const struct ib_recv_wr **wr)
 
 		if (w->num_sge < 0 || w->num_sge > rq->max_sge)
 			return -EINVAL;
-		if (rq->count == rq->max_wr)
+		if (rq->count + rq->held >= rq->max_wr)
 			return -ENOMEM;
 		wqe = rsim_wqe(rq, rq->count);
 		wqe->wr_id = w->wr_id;

@@ -936,6 +936,10 @@ struct rsim_send_wqe {
  * @ustride: a mapped send queue's slot bytes
  * @uslot: a mapped send queue's copy of the slot a doorbell reads (set
  *	for a mapped send queue only)
+ * @held: an SRQ's WRs still in its ring from before a resize (srq.c),
+ *	which count against @max_wr: posts find the room less by them, and
+ *	a mapped ring's consumer index, as the process reads it, is @head
+ *	less them
  */
 struct rsim_wq {
 	u32 max_wr;
@@ -950,6 +954,7 @@ struct rsim_wq {
 	u32 ucons;
 	u32 ustride;
 	void *uslot;
+	u32 held;
 };
 
 /**
@@ -964,14 +969,20 @@ struct rsim_wq {
  *	an RNR NAK because the SRQ was empty: the next post_srq_recv hands
  *	their wake-ups to the worker
  * @ev: its events, when the dispatcher raises them
+ * @old: the ring before the last resize: its WRs (@rq.held of them) are
+ *	taken before @rq's, in order; freed at the next resize or destroy
+ *	(under @lock, except its freeing)
+ * @resize_mutex: serializes resizes
  */
 struct rsim_srq {
 	struct ib_srq ibsrq;
-	spinlock_t lock;	/* protects rq, limit, waiters; irqs off */
+	spinlock_t lock;	/* protects rq, old, limit, waiters; irqs off */
 	struct rsim_wq rq;
 	u32 limit;
 	struct list_head waiters;
 	struct rsim_ev ev;
+	struct rsim_wq old;
+	struct mutex resize_mutex;	/* serializes modify_srq's resizes */
 };
 
 /**
@@ -1675,6 +1686,8 @@ int rsim_urq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,
 		 struct rsim_uwq_resp *resp);
 void rsim_urq_free(struct rsim_wq *rq);
 int rsim_urq_take(struct rsim_wq *rq, struct rsim_recv_wqe *rwqe, bool wait);
+int rsim_urq_take_slot(struct rsim_wq *rq, struct rsim_recv_wqe *rwqe);
+u32 rsim_urq_count(struct rsim_wq *rq);
 u32 rsim_urq_flushable(struct rsim_wq *rq);
 u64 rsim_urq_pop_id(struct rsim_wq *rq);
 void rsim_urq_consumed(struct rsim_wq *rq);

@@ -10,7 +10,15 @@
  * IB_EVENT_SRQ_LIMIT_REACHED when fewer WRs than the limit remain; a QP of
  * an SRQ that enters the error state gets IB_EVENT_QP_LAST_WQE_REACHED
  * (IBA 10.3.1: no more WQEs of the SRQ will be consumed on its behalf).
- * The SRQ cannot be resized (no IB_DEVICE_SRQ_RESIZE).
+ * Resizing (modify_srq with IB_SRQ_MAX_WR, IB_DEVICE_SRQ_RESIZE) makes a
+ * new ring and keeps the old one: the WRs in it when the resize took
+ * effect are taken first, in order, then the new ring's, so nothing is
+ * copied under the lock (interrupts off) however deep the queue. They
+ * count against the new depth until taken (&rsim_wq.held). A resize while
+ * some remain is EBUSY; one below the WRs posted, or below the armed
+ * limit, EINVAL. A mapped SRQ's new ring is the process's to map: the
+ * provider passes, in the command's driver data, where the kernel writes
+ * it (struct rsim_modify_srq_resp), and posts there from the resize on.
  *
  * A process whose context asked for mapped receive queues posts into a
  * ring (urq.c) instead of the post_srq_recv command, which is then its
@@ -66,6 +74,7 @@ static int rsim_create_srq(struct ib_srq *ibsrq,
 			goto err_free_rq;
 	}
 	spin_lock_init(&srq->lock);
+	mutex_init(&srq->resize_mutex);
 	srq->limit = attr->srq_limit;
 	INIT_LIST_HEAD(&srq->waiters);
 	rsim_ev_obj_init(&srq->ev, RSIM_EV_SRQ);
@@ -84,9 +93,92 @@ static int rsim_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	/* the core refuses while a QP uses it: no data path reaches it */
 	rsim_ev_forget(to_rsim_dev(ibsrq->device), &srq->ev);
+	rsim_wq_free(&srq->old);
 	rsim_wq_free(&srq->rq);
+	mutex_destroy(&srq->resize_mutex);
 	rsim_res_put(to_rsim_dev(ibsrq->device), RSIM_RES_SRQ);
 	return 0;
+}
+
+/* WRs posted to the SRQ: its ring's, and those held from before a resize */
+static u32 rsim_srq_count(struct rsim_srq *srq)
+{
+	lockdep_assert_held(&srq->lock);
+	return (srq->rq.umap ? rsim_urq_count(&srq->rq) : srq->rq.count) +
+	       srq->rq.held;
+}
+
+/*
+ * A new ring of @max_wr for the SRQ (see the top). Context: process;
+ * @resize_mutex held.
+ */
+static int rsim_srq_resize(struct rsim_srq *srq, u32 max_wr,
+			   struct ib_udata *udata)
+{
+	struct rsim_dev *rsim = to_rsim_dev(srq->ibsrq.device);
+	struct ib_ucontext *uctx = rsim_umap_uctx(udata, RSIM_UCTX_MAP_RQ);
+	struct rsim_modify_srq_resp resp = {};
+	struct rsim_modify_srq_cmd cmd = {};
+	struct rsim_wq nrq = {}, gone;
+	unsigned long flags;
+	u32 posted;
+	int err;
+
+	if (!max_wr || max_wr > rsim->cfg.limits.max_qp_wr)
+		return -EINVAL;
+	if (srq->rq.umap) {
+		/* where the new ring goes: the provider's driver data */
+		if (!uctx || udata->inlen < sizeof(cmd))
+			return -EINVAL;
+		err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+		if (err)
+			return err;
+		if (!cmd.resp_addr)
+			return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	err = srq->rq.held ? -EBUSY : 0;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		return err;
+
+	if (srq->rq.umap)
+		err = rsim_urq_new(rsim, uctx, &nrq, max_wr, srq->rq.max_sge,
+				   &resp.rq);
+	else
+		err = rsim_wq_alloc(rsim, &nrq, max_wr, srq->rq.max_sge,
+				    sizeof(struct rsim_recv_wqe), 0);
+	if (err)
+		return err;
+	/* the process learns of the ring before it is the SRQ's */
+	if (srq->rq.umap &&
+	    copy_to_user(u64_to_user_ptr(cmd.resp_addr), &resp, sizeof(resp))) {
+		err = -EFAULT;
+		goto err_free;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	posted = rsim_srq_count(srq);
+	if (posted > max_wr || srq->limit > max_wr) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		err = -EINVAL;
+		goto err_free;
+	}
+	/* a mapped ring's: up to the process's index as read here */
+	gone = srq->old;
+	srq->old = srq->rq;
+	srq->rq = nrq;
+	srq->rq.held = posted;
+	if (srq->rq.umap)
+		rsim_urq_consumed(&srq->rq);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	/* drained before this resize (it had no WRs held) */
+	rsim_wq_free(&gone);
+	return 0;
+
+err_free:
+	rsim_wq_free(&nrq);
+	return err;
 }
 
 static int rsim_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
@@ -94,20 +186,29 @@ static int rsim_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct rsim_srq *srq = to_rsim_srq(ibsrq);
 	unsigned long flags;
+	int err = 0;
 
 	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
 		return -EINVAL;
-	/* no IB_DEVICE_SRQ_RESIZE */
+	/* driver data: rsim_modify_srq_cmd, and zeros past it */
+	if (udata && udata->inlen > sizeof(struct rsim_modify_srq_cmd) &&
+	    !ib_is_udata_cleared(udata, sizeof(struct rsim_modify_srq_cmd),
+				 udata->inlen -
+				 sizeof(struct rsim_modify_srq_cmd)))
+		return -EINVAL;
+	mutex_lock(&srq->resize_mutex);
 	if (mask & IB_SRQ_MAX_WR)
-		return -EINVAL;
-	if (!(mask & IB_SRQ_LIMIT))
-		return 0;
-	if (attr->srq_limit > srq->rq.max_wr)
-		return -EINVAL;
-	spin_lock_irqsave(&srq->lock, flags);
-	srq->limit = attr->srq_limit;
-	spin_unlock_irqrestore(&srq->lock, flags);
-	return 0;
+		err = rsim_srq_resize(srq, attr->max_wr, udata);
+	if (!err && (mask & IB_SRQ_LIMIT)) {
+		spin_lock_irqsave(&srq->lock, flags);
+		if (attr->srq_limit > srq->rq.max_wr)
+			err = -EINVAL;
+		else
+			srq->limit = attr->srq_limit;
+		spin_unlock_irqrestore(&srq->lock, flags);
+	}
+	mutex_unlock(&srq->resize_mutex);
+	return err;
 }
 
 static int rsim_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
@@ -115,9 +216,9 @@ static int rsim_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	struct rsim_srq *srq = to_rsim_srq(ibsrq);
 	unsigned long flags;
 
+	spin_lock_irqsave(&srq->lock, flags);
 	attr->max_wr = srq->rq.max_wr;
 	attr->max_sge = srq->rq.max_sge;
-	spin_lock_irqsave(&srq->lock, flags);
 	attr->srq_limit = srq->limit;
 	spin_unlock_irqrestore(&srq->lock, flags);
 	return 0;
@@ -210,6 +311,20 @@ int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe,
 	int ret = 0;
 
 	spin_lock(&srq->lock);
+	if (srq->rq.held) {
+		/* a WR from before a resize: the oldest first */
+		if (srq->old.umap) {
+			ret = rsim_urq_take_slot(&srq->old, rwqe);
+		} else {
+			wqe = rsim_wqe(&srq->old, 0);
+			memcpy(rwqe, wqe, struct_size(wqe, sge, wqe->num_sge));
+			rsim_wq_pop(&srq->old);
+		}
+		srq->rq.held--;
+		if (srq->rq.umap)
+			rsim_urq_consumed(&srq->rq);
+		goto limit;
+	}
 	if (srq->rq.umap)
 		ret = rsim_urq_take(&srq->rq, rwqe, waiter);
 	else if (!srq->rq.count)
@@ -225,7 +340,8 @@ int rsim_srq_take(struct rsim_srq *srq, struct rsim_recv_wqe *rwqe,
 		memcpy(rwqe, wqe, struct_size(wqe, sge, wqe->num_sge));
 		rsim_wq_pop(&srq->rq);
 	}
-	if (srq->limit && srq->rq.count < srq->limit) {
+limit:
+	if (ret >= 0 && srq->limit && rsim_srq_count(srq) < srq->limit) {
 		srq->limit = 0;
 		ret = 1;
 	}

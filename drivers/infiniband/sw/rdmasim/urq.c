@@ -133,6 +133,61 @@ static u32 rsim_urq_posted(struct rsim_wq *rq)
 	return smp_load_acquire(&rsim_urq_hdr(rq)->prod) - rq->head;
 }
 
+/*
+ * The consumer index the process reads: the kernel's, less an SRQ's WRs
+ * still held in its ring from before a resize, so that the provider finds
+ * the room the kernel does
+ */
+static void rsim_urq_publish(struct rsim_wq *rq)
+{
+	/* the slots taken are the process's again */
+	smp_store_release(&rsim_urq_hdr(rq)->cons, rq->head - rq->held);
+}
+
+/**
+ * rsim_urq_count() - WRs posted to a mapped queue, for its limit
+ * @rq: the queue; its lock held
+ *
+ * Context: any; does not sleep.
+ * Return: WRs posted past the kernel's index, or 0 if the producer index
+ * is out of range.
+ */
+u32 rsim_urq_count(struct rsim_wq *rq)
+{
+	u32 n = rsim_urq_posted(rq);
+
+	return n > rq->max_wr - rq->held ? 0 : n;
+}
+
+/**
+ * rsim_urq_take_slot() - copy the slot at the kernel's index, and move on
+ * @rq: a mapped queue with a WR posted there; its lock held
+ * @rwqe: where to (room for RSIM_RECV_SGE_CEIL SGEs)
+ *
+ * The slot is read once, into @rwqe; a malformed WR is taken all the
+ * same. The caller publishes the index (rsim_urq_consumed(), or a take).
+ *
+ * Context: any; does not sleep.
+ * Return: 0, or -EBADMSG if it is malformed (@rwqe->num_sge 0).
+ */
+int rsim_urq_take_slot(struct rsim_wq *rq, struct rsim_recv_wqe *rwqe)
+{
+	struct rsim_urwqe *slot = rsim_urq_slot(rq, rq->head), w;
+	int ret = 0;
+
+	memcpy(&w, slot, sizeof(w));
+	rwqe->wr_id = w.wr_id;
+	rwqe->num_sge = 0;
+	if (w.num_sge > rq->max_sge || w.reserved) {
+		ret = -EBADMSG;
+	} else {
+		memcpy(rwqe->sge, slot->sge, w.num_sge * sizeof(*rwqe->sge));
+		rwqe->num_sge = w.num_sge;
+	}
+	rq->head++;
+	return ret;
+}
+
 /**
  * rsim_urq_take() - copy the receive WR at the head of a mapped queue
  * @rq: the queue; its lock held (the QP's, or the SRQ's)
@@ -150,9 +205,8 @@ static u32 rsim_urq_posted(struct rsim_wq *rq)
  */
 int rsim_urq_take(struct rsim_wq *rq, struct rsim_recv_wqe *rwqe, bool wait)
 {
-	struct rsim_urwqe *slot, w;
 	u32 n = rsim_urq_posted(rq);
-	int ret = 0;
+	int ret;
 
 	if (!n && wait) {
 		rsim_urq_set_db(rq, true);
@@ -162,22 +216,12 @@ int rsim_urq_take(struct rsim_wq *rq, struct rsim_recv_wqe *rwqe, bool wait)
 	}
 	if (!n)
 		return -ENOENT;
-	if (n > rq->max_wr)
+	if (n > rq->max_wr - rq->held)
 		return -EIO;
-	slot = rsim_urq_slot(rq, rq->head);
-	memcpy(&w, slot, sizeof(w));
-	rwqe->wr_id = w.wr_id;
-	rwqe->num_sge = 0;
-	if (w.num_sge > rq->max_sge || w.reserved) {
-		ret = -EBADMSG;
-	} else {
-		memcpy(rwqe->sge, slot->sge, w.num_sge * sizeof(*rwqe->sge));
-		rwqe->num_sge = w.num_sge;
-	}
-	rq->head++;
+	ret = rsim_urq_take_slot(rq, rwqe);
 	rq->count = n - 1;
 	/* the slot is the process's again once copied */
-	smp_store_release(&rsim_urq_hdr(rq)->cons, rq->head);
+	rsim_urq_publish(rq);
 	return ret;
 }
 
@@ -225,8 +269,7 @@ u64 rsim_urq_pop_id(struct rsim_wq *rq)
 void rsim_urq_consumed(struct rsim_wq *rq)
 {
 	rq->count = 0;
-	/* the slots popped are the process's again */
-	smp_store_release(&rsim_urq_hdr(rq)->cons, rq->head);
+	rsim_urq_publish(rq);
 }
 
 /**
