@@ -131,6 +131,22 @@ def parse(lines):
                                        cs, "ns", "lower",
                                        "PUDA pool (UML, no IOMMU)")
                         f["values"][who] = int(ns)
+        elif line.startswith("RSIM-BENCH odp ") and len(w) == 13 \
+                and w[3] == "write":
+            # tools/provider/rsim_odp -b: one device, one size
+            size = int(w[4])
+            ks = "%d KiB" % (size >> 10) if size < 1 << 20 else \
+                 "%d MiB" % (size >> 20)
+            for key, col, title in (
+                    ("pinned", 6, "RDMA WRITE %s into a pinned MR"),
+                    ("warm", 8, "RDMA WRITE %s into an ODP MR, warm"),
+                    ("first", 10, "RDMA WRITE %s into an ODP MR, first "
+                     "touch"),
+                    ("fault", 12, "ODP page fault per page (%s WRITE)")):
+                f = figure(figs, "odp_%s_%d" % (key, size), title % ks,
+                           "us", "lower",
+                           "on-demand paging (one QP, one WR at a time)")
+                f["values"][w[2]] = float(w[col])
         elif line.startswith("RSIM-BENCH syscalls ") or \
                 line.startswith("RSIM-BENCH cost "):
             notes.append(line[len("RSIM-BENCH "):])

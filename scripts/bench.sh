@@ -17,6 +17,10 @@
 #    ib_send_bw (8 bytes) on rdmasim0 with and without its mapped queues
 #    (RSIM_NO_MAP=1) and rxe0 (scripts/guest/bench-perftest.sh), with the
 #    provider's system calls per message;
+#  - on-demand paging (tools/provider/rsim_odp -b, in the same script):
+#    RDMA WRITEs of 64 KiB and 1 MiB into an ODP MR at first touch and
+#    warm, against a pinned MR, and the page fault's cost per page, on
+#    rdmasim0 and rxe0;
 #  - behind an IOMMU, which UML lacks: Debian's stock 7.3 kernel under
 #    QEMU (TCG, two CPUs, q35 with VT-d, intel_iommu=on) with rdmasim
 #    mapping through QEMU's edu function (dma_pci) and rdmasim_bench's

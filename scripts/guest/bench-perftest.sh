@@ -25,7 +25,8 @@
 #
 # First, rsim_cost's profile (tools/provider/rsim_cost.c): what a system
 # call, a doorbell and a whole 8-byte WRITE cost on one CPU, mapped and
-# not ("RSIM-BENCH cost ..."). Uses RSIM_RDMA_CORE_PERFTEST, RSIM_MODDIR,
+# not ("RSIM-BENCH cost ..."); then on-demand paging's figures
+# (tools/provider/rsim_odp.c -b, "RSIM-BENCH odp ..."). Uses RSIM_RDMA_CORE_PERFTEST, RSIM_MODDIR,
 # say and wait_for (guest/lib.sh).
 
 PT_DBG=/sys/kernel/debug/rdmasim/rdmasim0/datapath
@@ -135,6 +136,18 @@ for pt_env in "" RSIM_NO_MAP=1; do
 		RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim" \
 		"$RSIM_MODDIR/tools/provider/rsim_cost" -d rdmasim0 2>&1 |
 		tail -n 1)"
+done
+
+# on-demand paging (tools/provider/rsim_odp -b): WRITEs of 64 KiB and
+# 1 MiB into an ODP MR at first touch and warm, against a pinned MR, and
+# the page fault's cost, on rdmasim0 and rxe0 (which has explicit ODP)
+for pt_dev in rdmasim0 rxe0; do
+	[ -d /sys/class/infiniband/$pt_dev ] || continue
+	env RDMAV_DRIVERS="$RSIM_MODDIR/tools/provider/librdmasim" \
+		"$RSIM_MODDIR/tools/provider/rsim_odp" -d $pt_dev -b 2>&1 |
+		while IFS= read -r l; do
+			case "$l" in RSIM-BENCH*) say "$l" ;; esac
+		done
 done
 
 if [ -x "${RSIM_RDMA_CORE_PERFTEST:-}/ib_write_lat" ]; then

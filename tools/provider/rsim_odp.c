@@ -31,7 +31,18 @@
  * expectation that does not hold, and "result PASS" (exit 0) or "result
  * FAIL" (exit 1); exit 77 where the device claims no ODP.
  *
- *   RDMAV_DRIVERS=<tools/provider>/librdmasim rsim_odp [-d rdmasim0]
+ * With -b, make bench's figures instead, on any device with ODP (rxe
+ * too: RoCE devices are connected to themselves by their GID 0): an RDMA
+ * WRITE of 64 KiB and of 1 MiB from a pinned MR into a pinned MR, into
+ * an ODP MR warm (its pages faulted) and into an ODP MR at first touch
+ * (MADV_DONTNEED before each WRITE, outside the time), each the median
+ * of its runs, from post to completion on one self-connected QP; and
+ * the page fault's cost, (first touch - warm) / pages (0 if first touch
+ * was not the slower):
+ *
+ *   RSIM-BENCH odp <device> write <bytes> pinned <us> warm <us> first <us> fault_per_page <us>
+ *
+ *   RDMAV_DRIVERS=<tools/provider>/librdmasim rsim_odp [-d rdmasim0] [-b]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -128,6 +139,47 @@ struct loop {
 	struct ibv_qp *qp;
 };
 
+/* RoCE (rxe0 in make bench): connected to itself by its GID 0 */
+static int connect_self(struct ibv_qp *qp)
+{
+	struct ibv_port_attr pa;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = QP_ACCESS,
+	};
+
+	if (ibv_query_port(ctx, 1, &pa))
+		return -1;
+	if (pa.link_layer != IBV_LINK_LAYER_ETHERNET)
+		return rsim_connect_self(qp, lid, QP_ACCESS, IBV_MTU_1024, 4);
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_query_gid(ctx, 1, 0, &a.ah_attr.grh.dgid) ||
+	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
 static int loop_open(struct loop *l)
 {
 	struct ibv_qp_init_attr ia = {
@@ -141,7 +193,7 @@ static int loop_open(struct loop *l)
 		return -1;
 	ia.send_cq = ia.recv_cq = l->cq;
 	l->qp = ibv_create_qp(pd, &ia);
-	if (!l->qp || rsim_connect_self(l->qp, lid, QP_ACCESS, IBV_MTU_1024, 4))
+	if (!l->qp || connect_self(l->qp))
 		return -1;
 	return 0;
 }
@@ -255,7 +307,8 @@ static void expect_grew(const char *what, const char *name,
 
 /* ---- the cases ---- */
 
-static bool caps(void)
+/* ODP claimed; with @strict, implicit ODP and every RC operation too */
+static bool caps(bool strict)
 {
 	struct ibv_device_attr_ex a = {};
 	uint32_t rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
@@ -273,6 +326,8 @@ static bool caps(void)
 	       a.odp_caps.per_transport_caps.rc_odp_caps,
 	       a.odp_caps.per_transport_caps.uc_odp_caps,
 	       a.odp_caps.per_transport_caps.ud_odp_caps);
+	if (!strict)
+		return true;
 	if (!(a.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT))
 		fail("caps", "no implicit ODP (0x%lx)%ld",
 		     (long)a.odp_caps.general_caps, 0);
@@ -706,19 +761,133 @@ out:
 		munmap(dst, LEN);
 }
 
+/* ---- make bench ---- */
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The median time of @runs WRITEs of @len from @src into @dst (MADV_DONTNEED
+ * on it before each with @zap, outside the time), or -1
+ */
+static double bench_write(struct loop *l, struct ibv_mr *src,
+			  struct ibv_mr *dst, size_t len, int runs, bool zap)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)src->addr, .length = (uint32_t)len,
+		.lkey = src->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)dst->addr,
+			     .rkey = dst->rkey },
+	}, *bad;
+	double t[64], t0;
+	struct ibv_wc wc;
+	int i;
+
+	if (runs > 64)
+		runs = 64;
+	for (i = 0; i < runs; i++) {
+		if (zap)
+			madvise(dst->addr, len, MADV_DONTNEED);
+		t0 = now_us();
+		if (ibv_post_send(l->qp, &wr, &bad) ||
+		    poll_one(l->cq, &wc) != IBV_WC_SUCCESS)
+			return -1;
+		t[i] = now_us() - t0;
+	}
+	qsort(t, runs, sizeof(t[0]), cmp_double);
+	return t[runs / 2];
+}
+
+static int bench(void)
+{
+	static const size_t sizes[] = { 64 * 1024, 1024 * 1024 };
+	size_t len = sizes[1], i;
+	void *sbuf = map_anon(len), *pbuf = map_anon(len),
+	     *obuf = map_anon(len);
+	struct ibv_mr *src = NULL, *pin = NULL, *odp = NULL;
+	struct loop l = {};
+	int ret = 1;
+
+	if (!sbuf || !pbuf || !obuf || loop_open(&l))
+		goto out;
+	fill(sbuf, len, 9);
+	src = ibv_reg_mr(pd, sbuf, len, IBV_ACCESS_LOCAL_WRITE);
+	pin = ibv_reg_mr(pd, pbuf, len, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	odp = ibv_reg_mr(pd, obuf, len, ODP_ACCESS);
+	if (!src || !pin || !odp) {
+		printf("RSIM-BENCH odp %s failed: reg_mr %s\n", devname,
+		       strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 2; i++) {
+		size_t n = sizes[i];
+		int runs = n > 65536 ? 21 : 41;
+		double p = bench_write(&l, src, pin, n, runs, false);
+		double f = bench_write(&l, src, odp, n, runs, true);
+		double w = bench_write(&l, src, odp, n, runs, false);
+
+		if (p < 0 || w < 0 || f < 0) {
+			printf("RSIM-BENCH odp %s failed: write %zu\n", devname,
+			       n);
+			goto out;
+		}
+		printf("RSIM-BENCH odp %s write %zu pinned %.1f warm %.1f first %.1f fault_per_page %.2f\n",
+		       devname, n, p, w, f,
+		       /* below the noise: none to tell */
+		       f > w ? (f - w) / (double)(n / PAGE) : 0.0);
+	}
+	ret = 0;
+out:
+	if (odp)
+		ibv_dereg_mr(odp);
+	if (pin)
+		ibv_dereg_mr(pin);
+	if (src)
+		ibv_dereg_mr(src);
+	loop_close(&l);
+	if (sbuf)
+		munmap(sbuf, len);
+	if (pbuf)
+		munmap(pbuf, len);
+	if (obuf)
+		munmap(obuf, len);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_port_attr port;
 	struct ibv_mr *src = NULL;
 	void *sbuf = NULL;
+	bool do_bench = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "d:")) != -1) {
-		if (opt != 'd') {
-			fprintf(stderr, "usage: %s [-d ibdev]\n", argv[0]);
+	while ((opt = getopt(argc, argv, "d:b")) != -1) {
+		if (opt == 'b') {
+			do_bench = true;
+		} else if (opt == 'd') {
+			devname = optarg;
+		} else {
+			fprintf(stderr, "usage: %s [-d ibdev] [-b]\n", argv[0]);
 			return 2;
 		}
-		devname = optarg;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ctx = rsim_open_device(devname);
@@ -733,11 +902,17 @@ int main(int argc, char **argv)
 		printf("FAIL alloc_pd: %s\nresult FAIL\n", strerror(errno));
 		return 1;
 	}
-	if (!caps()) {
+	if (!caps(!do_bench)) {
 		printf("odp caps none\nresult SKIP\n");
 		ibv_dealloc_pd(pd);
 		ibv_close_device(ctx);
 		return 77;
+	}
+	if (do_bench) {
+		opt = bench();
+		ibv_dealloc_pd(pd);
+		ibv_close_device(ctx);
+		return opt;
 	}
 	sbuf = map_anon(LEN);
 	src = sbuf ? ibv_reg_mr(pd, sbuf, LEN, IBV_ACCESS_LOCAL_WRITE |
