@@ -390,8 +390,10 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 	# MADV_DONTNEED (the MMU notifier's invalidations), a hole in an ODP
 	# MR and the ends of an implicit one fail as a HCA reports them,
 	# atomics and a read-only MR's zero page, the fault injection point
-	# and delay, advise_mr's rules, and two posters racing a thread that
-	# zaps and remaps their ODP range: every WRITE lands
+	# and delay, advise_mr's rules, fork's copy-on-write and mremap, and
+	# two posters racing a thread that zaps and remaps their ODP range
+	# (every WRITE lands) or unmaps it for moments (each lands or meets
+	# the hole, nothing else)
 	provider_tool /run/odp rsim_odp
 	while IFS= read -r l; do
 		say "RSIM-PROVIDER odp: $l"
@@ -401,8 +403,14 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"odp dontneed_invalidates odp_invalidations grew" \
 		"odp write_into_hole ok" "odp implicit_past_end ok" \
 		"odp fault_injected ok" "odp prefetch_bad_lkey EINVAL"
-	check "provider_odp_race" lines /run/odp "odp race poster 0 wrs * bad 0" \
-		"odp race poster 1 wrs * bad 0"
+	check "provider_odp_fork_mremap" lines /run/odp \
+		"odp write_after_fork ok" "odp fork_cow parent 0x33 child 0x22" \
+		"odp write_after_mremap_away ok" "odp write_after_mremap_back ok"
+	check "provider_odp_race" lines /run/odp \
+		"odp race poster 0 wrs * holes 0 bad 0" \
+		"odp race poster 1 wrs * holes 0 bad 0" \
+		"odp race_holes poster 0 wrs * holes * bad 0" \
+		"odp race_holes poster 1 wrs * holes * bad 0"
 	provider_left_alone odp /run/odp
 
 	# A process holding a context (PD, CQ, a QP in RTS, an MR, device

@@ -22,10 +22,16 @@
  *  - ibv_advise_mr(): synchronous prefetch faults the range; a bad lkey,
  *    a non-ODP MR, a range past the MR, PREFETCH_WRITE of a read-only MR
  *    are refused with their errno;
- *  - a race: two threads post WRITEs into an ODP MR (each on its own QP)
- *    while a third zaps and remaps its pages (madvise, mmap MAP_FIXED):
+ *  - fork: the parent's ODP range turns copy-on-write; a WRITE into it
+ *    lands in the parent's own copy, the child keeps the old bytes;
+ *  - mremap: the range moved away is a hole, moved back it works again;
+ *  - a race (the hostile process): two threads post WRITEs into an ODP
+ *    MR (each on its own QPs) while a third zaps and remaps its pages
+ *    (madvise, mmap MAP_FIXED):
  *    the range never lacks a mapping, so every WRITE completes
- *    successfully (what lands is lost to the next zap: not compared).
+ *    successfully (what lands is lost to the next zap: not compared);
+ *    again with munmap and mmap, holes in time: each WRITE completes
+ *    successfully or with IBV_WC_REM_ACCESS_ERR, nothing else.
  *
  * Prints one "odp <case> <result>" line per case, "FAIL ..." for each
  * expectation that does not hold, and "result PASS" (exit 0) or "result
@@ -54,6 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -229,6 +236,8 @@ static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
  * are mappings too, and one made after the hole was punched could fill it
  */
 static void *hole_at;
+/* or a range (LEN bytes) it moves away with mremap() */
+static void *move_from, *move_to;
 
 /* post one RC WR on a fresh loop (an error leaves its QP in ERR) */
 static int one_wr(struct ibv_send_wr *wr)
@@ -241,7 +250,12 @@ static int one_wr(struct ibv_send_wr *wr)
 	if (!loop_open(&l)) {
 		if (hole_at && munmap(hole_at, PAGE))
 			fail("hole", "munmap errno %ld%ld", errno, 0);
+		if (move_from &&
+		    mremap(move_from, LEN, LEN, MREMAP_MAYMOVE | MREMAP_FIXED,
+			   move_to) != move_to)
+			fail("mremap", "mremap errno %ld%ld", errno, 0);
 		hole_at = NULL;
+		move_from = NULL;
 		if (!ibv_post_send(l.qp, wr, &bad))
 			st = poll_one(l.cq, &wc);
 	}
@@ -649,6 +663,13 @@ out:
 
 /* ---- the race ---- */
 
+/*
+ * QPs a poster opens before the race: one goes to the error state with
+ * each WRITE that meets a hole, and a QP opened during the race could
+ * map its rings into the hole the zapper made
+ */
+#define RACE_LOOPS	32
+
 struct poster {
 	pthread_t t;
 	int seed;
@@ -656,28 +677,28 @@ struct poster {
 	unsigned char *sbuf;
 	struct ibv_mr *dst;
 	unsigned char *dbuf;	/* its own LEN / 2 of the ODP range */
+	struct loop l[RACE_LOOPS];
 	long wrs;
+	long holes;		/* WRITEs that met a hole (holes mode) */
 	long bad;
 };
 
 static atomic_bool race_stop;
+/* the zapper unmaps the range for a while: a WRITE may meet the hole */
+static bool race_holes;
 
 static void *poster_main(void *arg)
 {
 	struct poster *p = arg;
-	struct loop l = {};
 	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
 		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
 	struct ibv_wc wc;
+	int i = 0, st;
 
-	if (loop_open(&l)) {
-		p->bad++;
-		return NULL;
-	}
-	while (!atomic_load(&race_stop)) {
+	while (!atomic_load(&race_stop) && i < RACE_LOOPS) {
 		uint32_t len = PAGE + (uint32_t)(rand_r((unsigned *)&p->seed) %
 						 (LEN / 2 - PAGE));
 
@@ -687,19 +708,26 @@ static void *poster_main(void *arg)
 		wr.wr_id = (uint64_t)p->wrs;
 		wr.wr.rdma.remote_addr = (uintptr_t)p->dbuf;
 		wr.wr.rdma.rkey = p->dst->rkey;
-		if (ibv_post_send(l.qp, &wr, &bad) ||
-		    poll_one(l.cq, &wc) != IBV_WC_SUCCESS) {
+		st = ibv_post_send(p->l[i].qp, &wr, &bad) ? -1 :
+		     poll_one(p->l[i].cq, &wc);
+		if (st == IBV_WC_SUCCESS) {
+			p->wrs++;
+		} else if (race_holes && st == IBV_WC_REM_ACCESS_ERR) {
+			/* the QP is in the error state: the next one */
+			p->holes++;
+			i++;
+		} else {
+			printf("odp race status %d\n", st);
 			p->bad++;
 			break;
 		}
-		p->wrs++;
 	}
-	loop_close(&l);
 	return NULL;
 }
 
-static void race(void)
+static void race(bool holes)
 {
+	const char *what = holes ? "race_holes" : "race";
 	unsigned char *dst = map_anon(LEN);
 	struct poster p[2] = {};
 	struct ibv_mr *mr = NULL;
@@ -710,11 +738,14 @@ static void race(void)
 
 	mr = dst ? ibv_reg_mr(pd, dst, LEN, ODP_ACCESS) : NULL;
 	if (!mr) {
-		fail("race", "reg_mr errno %ld%ld", errno, 0);
+		fail(what, "reg_mr errno %ld%ld", errno, 0);
 		goto out;
 	}
+	race_holes = holes;
 	atomic_store(&race_stop, false);
 	for (i = 0; i < 2; i++) {
+		int j;
+
 		p[i].seed = i + 1;
 		p[i].sbuf = map_anon(LEN / 2);
 		p[i].src = p[i].sbuf ? ibv_reg_mr(pd, p[i].sbuf, LEN / 2,
@@ -722,43 +753,180 @@ static void race(void)
 			   NULL;
 		p[i].dst = mr;
 		p[i].dbuf = dst + i * (LEN / 2);
+		for (j = 0; j < RACE_LOOPS && p[i].src; j++)
+			if (loop_open(&p[i].l[j]))
+				p[i].src = NULL;
 		if (!p[i].src || pthread_create(&p[i].t, NULL, poster_main,
 						&p[i])) {
-			fail("race", "poster %ld: setup%ld", i, 0);
+			fail(what, "poster %ld: setup%ld", i, 0);
 			p[i].t = 0;
 		}
 	}
-	/* zap and remap under the posters: the range never lacks a VMA */
+	/*
+	 * zap and remap under the posters: madvise and mmap MAP_FIXED (the
+	 * range never lacks a VMA), or with @holes munmap, a moment, and
+	 * mmap again where it was (MAP_FIXED_NOREPLACE: nothing else took
+	 * the hole, as the posters make no mapping meanwhile)
+	 */
 	end = time(NULL) + RACE_SECONDS;
 	while (time(NULL) < end) {
-		if (zaps & 1)
-			madvise(dst, LEN, MADV_DONTNEED);
-		else if (mmap(dst, LEN, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
-			 MAP_FAILED)
-			fail("race", "mmap MAP_FIXED errno %ld%ld", errno, 0);
+		void *m;
+
+		if (holes) {
+			munmap(dst, LEN);
+			usleep(100);
+			m = mmap(dst, LEN, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS |
+				 MAP_FIXED_NOREPLACE, -1, 0);
+		} else if (zaps & 1) {
+			m = madvise(dst, LEN, MADV_DONTNEED) ? MAP_FAILED :
+			    (void *)dst;
+		} else {
+			m = mmap(dst, LEN, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		}
+		if (m != dst) {
+			fail(what, "remap errno %ld%ld", errno, 0);
+			break;
+		}
 		zaps++;
 		usleep(200);
 	}
 	atomic_store(&race_stop, true);
 	for (i = 0; i < 2; i++) {
+		int j;
+
 		if (p[i].t)
 			pthread_join(p[i].t, NULL);
-		printf("odp race poster %d wrs %ld bad %ld\n", i, p[i].wrs,
-		       p[i].bad);
+		printf("odp %s poster %d wrs %ld holes %ld bad %ld\n", what, i,
+		       p[i].wrs, p[i].holes, p[i].bad);
 		if (p[i].bad || !p[i].wrs)
-			fail("race", "poster %ld: %ld failed", i, p[i].bad);
+			fail(what, "poster %ld: %ld failed", i, p[i].bad);
+		for (j = 0; j < RACE_LOOPS; j++)
+			loop_close(&p[i].l[j]);
 		if (p[i].src)
 			ibv_dereg_mr(p[i].src);
 		if (p[i].sbuf)
 			munmap(p[i].sbuf, LEN / 2);
 	}
-	printf("odp race zaps %ld\n", zaps);
-	expect_grew("race", "odp_invalidations", inv);
+	printf("odp %s zaps %ld\n", what, zaps);
+	expect_grew(what, "odp_invalidations", inv);
 	ibv_dereg_mr(mr);
 out:
 	if (dst)
 		munmap(dst, LEN);
+}
+
+/*
+ * fork: the parent's pages become copy-on-write, which invalidates its
+ * ODP range; a WRITE into it then faults the parent's own copy in (a
+ * write fault breaks the sharing), so the parent sees the bytes and the
+ * child, which kept the old page, does not
+ */
+static void fork_cow(struct ibv_mr *src, void *sbuf)
+{
+	unsigned char *dst = map_anon(PAGE), seen = 0xee;
+	struct ibv_mr *mr;
+	int go[2] = { -1, -1 }, back[2] = { -1, -1 }, st;
+	long long inv = counter("odp_invalidations");
+	pid_t child = -1;
+	char c;
+
+	mr = dst ? ibv_reg_mr(pd, dst, PAGE, ODP_ACCESS) : NULL;
+	if (!mr || pipe(go) || pipe(back)) {
+		fail("fork_cow", "setup errno %ld%ld", errno, 0);
+		goto out;
+	}
+	memset(dst, 0x11, PAGE);
+	/* faulted in before the fork */
+	memset(sbuf, 0x22, PAGE);
+	st = rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey, (uintptr_t)dst,
+		  mr->rkey, PAGE);
+	child = fork();
+	if (child == 0) {
+		/* the child: what its copy holds once the parent wrote */
+		if (read(go[0], &c, 1) == 1)
+			c = (char)dst[0];
+		_exit(write(back[1], &c, 1) == 1 ? 0 : 1);
+	}
+	if (child < 0) {
+		fail("fork_cow", "fork errno %ld%ld", errno, 0);
+		goto out;
+	}
+	memset(sbuf, 0x33, PAGE);
+	expect_status("write_after_fork",
+		      st ?: rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+				 (uintptr_t)dst, mr->rkey, PAGE),
+		      IBV_WC_SUCCESS);
+	if (write(go[1], "g", 1) != 1 || read(back[0], &seen, 1) != 1)
+		fail("fork_cow", "pipe errno %ld%ld", errno, 0);
+	printf("odp fork_cow parent 0x%x child 0x%x\n", dst[0], seen);
+	if (dst[0] != 0x33 || dst[PAGE - 1] != 0x33)
+		fail("fork_cow", "parent's page 0x%lx, want 0x%lx", dst[0],
+		     0x33);
+	if (seen != 0x22)
+		fail("fork_cow", "child's page 0x%lx, want 0x%lx", seen, 0x22);
+	expect_grew("fork_cow", "odp_invalidations", inv);
+out:
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	if (go[0] >= 0) {
+		close(go[0]);
+		close(go[1]);
+	}
+	if (back[0] >= 0) {
+		close(back[0]);
+		close(back[1]);
+	}
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (dst)
+		munmap(dst, PAGE);
+}
+
+/*
+ * mremap: the MR is its addresses, not its pages. The range moved away
+ * is a hole (REM_ACCESS_ERR); moved back, the WRITE lands again
+ */
+static void moved(struct ibv_mr *src, void *sbuf)
+{
+	unsigned char *dst = map_anon(LEN), *away = map_anon(LEN);
+	struct ibv_mr *mr;
+	void *m;
+
+	mr = dst && away ? ibv_reg_mr(pd, dst, LEN, ODP_ACCESS) : NULL;
+	if (!mr) {
+		fail("mremap", "setup errno %ld%ld", errno, 0);
+		goto out;
+	}
+	expect_status("write_before_mremap",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey, (uintptr_t)dst,
+			   mr->rkey, LEN), IBV_WC_SUCCESS);
+	/* moved once the QP exists: its rings must not land where dst was */
+	move_from = dst;
+	move_to = away;
+	expect_status("write_after_mremap_away",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey, (uintptr_t)dst,
+			   mr->rkey, LEN), IBV_WC_REM_ACCESS_ERR);
+	m = mremap(away, LEN, LEN, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	away = map_anon(LEN);
+	if (m != dst) {
+		fail("mremap", "mremap back errno %ld%ld", errno, 0);
+		goto out;
+	}
+	fill(sbuf, LEN, 8);
+	expect_status("write_after_mremap_back",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey, (uintptr_t)dst,
+			   mr->rkey, LEN), IBV_WC_SUCCESS);
+	if (memcmp(dst, sbuf, LEN))
+		fail("mremap", "data differ%ld%ld", 0, 0);
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (dst)
+		munmap(dst, LEN);
+	if (away)
+		munmap(away, LEN);
 }
 
 /* ---- make bench ---- */
@@ -927,7 +1095,10 @@ int main(int argc, char **argv)
 		atomics_and_reads(src, sbuf);
 		injected(src, sbuf);
 		prefetch(src, sbuf);
-		race();
+		fork_cow(src, sbuf);
+		moved(src, sbuf);
+		race(false);
+		race(true);
 		ibv_dereg_mr(src);
 	}
 	if (sbuf)
