@@ -162,7 +162,7 @@ struct rsim_uswqe {
 	__u32 num_sge;		/* SGEs; 0 with IBV_SEND_INLINE */
 	__u32 inline_len;	/* IBV_SEND_INLINE: bytes where the SGEs go */
 	__u32 ex;		/* immediate data (BE), or rkey to invalidate */
-	__u32 reserved;
+	__u32 xrc_srqn;		/* an XRC INI QP's: the XRC SRQ; else 0 */
 	union {
 		struct {
 			__aligned_u64 remote_addr;

@@ -413,6 +413,29 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"odp race_holes poster 1 wrs * holes * bad 0"
 	provider_left_alone odp /run/odp
 
+	# tools/provider's rsim_xrc: XRC (srq.c, dp.c) as an application
+	# meets it: a domain by a file, an XRC SRQ and its number, TGT and
+	# INI QPs; a SEND completes on the SRQ's CQ as the TGT QP's, an RDMA
+	# WRITE is checked in the SRQ's PD, a number naming no SRQ (or one of
+	# another domain) is an invalid request, the TGT QP takes no posts;
+	# another process opens the domain and the TGT QP, sends, and is
+	# killed mid-stream, and this one's objects work on
+	provider_tool /run/xrc rsim_xrc
+	while IFS= read -r l; do
+		say "RSIM-PROVIDER xrc: $l"
+	done </run/xrc
+	check "provider_xrc_rules" lines /run/xrc "result PASS" "exit 0" \
+		"xrc basic_srq_has_no_number EOPNOTSUPP" "xrc srq_num set" \
+		"xrc tgt_post_send EINVAL" "xrc ini_post_recv EINVAL" \
+		"xrc send_lands ok" "xrc recv wr_id 100 qp_num tgt src_qp ini" \
+		"xrc write_srq_pd ok" "xrc write_other_pd ok" \
+		"xrc srqn_unknown ok" "xrc srq_of_other_domain ok" \
+		"xrc rnr_wait_then_post ok"
+	check "provider_xrc_shared_process_dies" lines /run/xrc \
+		"xrc shared other_process_sent ok" "xrc shared received some" \
+		"xrc after_other_process_died ok"
+	provider_left_alone xrc /run/xrc
+
 	# A process holding a context (PD, CQ, a QP in RTS, an MR, device
 	# memory mapped and registered) on a device that is removed: the
 	# removal returns within a second without waiting for the process

@@ -885,8 +885,11 @@ static int rsim_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 
 /* create_flags go to the kernel, which accepts none */
 #define RSIM_QP_COMP_MASK (IBV_QP_INIT_ATTR_PD |			\
+			   IBV_QP_INIT_ATTR_XRCD |			\
 			   IBV_QP_INIT_ATTR_CREATE_FLAGS |		\
 			   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+/* an XRC SEND QP: RC's operations, each WR naming an XRC SRQ */
+#define RSIM_XRC_SEND_OPS (RSIM_RC_SEND_OPS & ~IBV_QP_EX_WITH_SEND_WITH_INV)
 
 /*
  * A mapped receive queue (a QP's or an SRQ's): the provider writes each
@@ -1287,6 +1290,14 @@ static void rsim_wr_atomic_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
 	memcpy(&pl->value, atomic_wr, sizeof(pl->value));
 }
 
+static void rsim_wr_set_xrc_srqn(struct ibv_qp_ex *ibqp, uint32_t srqn)
+{
+	struct ibv_send_wr *wr = rsim_wr_cur(ex_to_rsim_qp(ibqp));
+
+	if (wr)
+		wr->qp_type.xrc.remote_srqn = srqn;
+}
+
 static void rsim_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 				uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -1420,6 +1431,7 @@ static void rsim_qp_set_send_ops(struct rsim_qp *qp, uint64_t ops)
 	if (ops & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		ex->wr_atomic_write = rsim_wr_atomic_write;
 	ex->wr_set_ud_addr = rsim_wr_set_ud_addr;
+	ex->wr_set_xrc_srqn = rsim_wr_set_xrc_srqn;
 	ex->wr_set_inline_data = rsim_wr_set_inline_data;
 	ex->wr_set_inline_data_list = rsim_wr_set_inline_data_list;
 	ex->wr_set_sge = rsim_wr_set_sge;
@@ -1442,6 +1454,8 @@ static uint64_t rsim_send_ops(enum ibv_qp_type type, bool mw)
 		return RSIM_UC_SEND_OPS | (mw ? RSIM_MW_SEND_OPS : 0);
 	case IBV_QPT_UD:
 		return RSIM_UD_SEND_OPS;
+	case IBV_QPT_XRC_SEND:
+		return RSIM_XRC_SEND_OPS;
 	default:
 		return 0;
 	}
@@ -1550,6 +1564,12 @@ static int rsim_qp_alloc_list(struct rsim_qp *qp,
  */
 static void rsim_qp_clean_cqs(struct ibv_qp *qp)
 {
+	/*
+	 * an XRC RECV QP has no CQ: its completions are in its XRC SRQs' CQs,
+	 * where its number stays (a number, which nothing looks up)
+	 */
+	if (!qp->send_cq)
+		return;
 	rsim_cq_ring_clean(to_rsim_cq(qp->send_cq), qp->qp_num);
 	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
 		rsim_cq_ring_clean(to_rsim_cq(qp->recv_cq), qp->qp_num);
@@ -1558,8 +1578,10 @@ static void rsim_qp_clean_cqs(struct ibv_qp *qp)
 /* a QP's uses of its CQs (@n: 1 when it is made, -1 when it has gone) */
 static void rsim_qp_use_cqs(struct ibv_qp *qp, int n)
 {
-	__atomic_add_fetch(&to_rsim_cq(qp->send_cq)->users, n,
-			   __ATOMIC_ACQ_REL);
+	/* an XRC RECV QP has no CQ, an XRC SEND QP no receive CQ */
+	if (qp->send_cq)
+		__atomic_add_fetch(&to_rsim_cq(qp->send_cq)->users, n,
+				   __ATOMIC_ACQ_REL);
 	if (qp->recv_cq)
 		__atomic_add_fetch(&to_rsim_cq(qp->recv_cq)->users, n,
 				   __ATOMIC_ACQ_REL);
@@ -1730,7 +1752,8 @@ static const struct rsim_place *rsim_wr_place_of(const struct rsim_qp *qp,
 static bool rsim_usq_check(struct rsim_qp *qp, const struct ibv_send_wr *wr,
 			   uint32_t *inline_len)
 {
-	bool rc = qp->vqp.qp.qp_type == IBV_QPT_RC;
+	bool xrc = qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND;
+	bool rc = qp->vqp.qp.qp_type == IBV_QPT_RC || xrc;
 	bool ud = qp->vqp.qp.qp_type == IBV_QPT_UD;
 	bool inl = wr->send_flags & IBV_SEND_INLINE;
 	uint64_t len = 0;
@@ -1799,7 +1822,7 @@ static bool rsim_usq_check(struct rsim_qp *qp, const struct ibv_send_wr *wr,
  */
 static void rsim_usq_fill(struct rsim_usq *sq, uint32_t i,
 			  const struct ibv_send_wr *wr, uint32_t inline_len,
-			  bool ud, const struct rsim_place *pl)
+			  bool ud, bool xrc, const struct rsim_place *pl)
 {
 	struct rsim_uswqe *s = (struct rsim_uswqe *)((char *)sq->ring +
 		RSIM_URING_SLOTS + (size_t)(i & (sq->nslots - 1)) * sq->stride);
@@ -1810,6 +1833,8 @@ static void rsim_usq_fill(struct rsim_usq *sq, uint32_t i,
 	s->wr_id = wr->wr_id;
 	s->opcode = wr->opcode;
 	s->send_flags = wr->send_flags;
+	if (xrc)
+		s->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_IMM:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
@@ -1910,6 +1935,7 @@ static int rsim_usq_post(struct rsim_qp *qp, struct ibv_send_wr *wr,
 		}
 		rsim_usq_fill(sq, prod, wr, inline_len,
 			      qp->vqp.qp.qp_type == IBV_QPT_UD,
+			      qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND,
 			      rsim_wr_place_of(qp, wr));
 		prod++;
 	}
@@ -2048,7 +2074,7 @@ static int rsim_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
  * post_srq_recv command, or mapped like a QP's receive queue.
  */
 struct rsim_srq {
-	struct ibv_srq ibsrq;
+	struct verbs_srq vsrq;		/* an XRC SRQ's number in it */
 	struct rsim_urq rq;
 };
 
@@ -2074,17 +2100,17 @@ static struct ibv_srq *rsim_create_srq(struct ibv_pd *pd,
 		return NULL;
 	}
 	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
-	ret = ibv_cmd_create_srq(pd, &srq->ibsrq, attr, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
 				 &resp.ibv_resp,
 				 map ? sizeof(resp) : sizeof(resp.ibv_resp));
 	if (ret)
 		goto err_free;
 	if (map && rsim_urq_map(&srq->rq, pd->context, &resp.drv.rq)) {
 		ret = errno;
-		ibv_cmd_destroy_srq(&srq->ibsrq);
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
 		goto err_free;
 	}
-	return &srq->ibsrq;
+	return &srq->vsrq.srq;
 
 err_free:
 	rsim_srq_free(srq);
@@ -2101,7 +2127,7 @@ err_free:
 static int rsim_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 			   int attr_mask)
 {
-	struct rsim_srq *srq = container_of(ibsrq, struct rsim_srq, ibsrq);
+	struct rsim_srq *srq = container_of(ibsrq, struct rsim_srq, vsrq.srq);
 	struct rsim_modify_srq_resp resp = {};
 	struct rsim_modify_srq_ex cmd = {};
 	struct rsim_urq nrq = {};
@@ -2134,6 +2160,125 @@ out:
 	return ret;
 }
 
+struct rsim_create_xsrq_resp {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct rsim_create_srq_resp drv;
+};
+
+/*
+ * An SRQ with the extended attributes: basic, or XRC (of an XRC domain,
+ * completing to its own CQ; ibv_get_srq_num() gives its number, which
+ * the WRs of XRC SEND QPs name). Mapped as the basic one.
+ */
+static struct ibv_srq *rsim_create_srq_ex(struct ibv_context *ctx,
+					  struct ibv_srq_init_attr_ex *attr)
+{
+	struct rsim_create_xsrq_resp resp = {};
+	bool map = to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_RQ;
+	struct ibv_create_xsrq cmd = {};
+	struct rsim_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	ret = ibv_cmd_create_srq_ex(ctx, &srq->vsrq, attr, &cmd, sizeof(cmd),
+				    &resp.ibv_resp,
+				    map ? sizeof(resp) : sizeof(resp.ibv_resp));
+	if (ret)
+		goto err_free;
+	if (map && rsim_urq_map(&srq->rq, ctx, &resp.drv.rq)) {
+		ret = errno;
+		ibv_cmd_destroy_srq(&srq->vsrq.srq);
+		goto err_free;
+	}
+	return &srq->vsrq.srq;
+
+err_free:
+	rsim_srq_free(srq);
+	errno = ret;
+	return NULL;
+}
+
+static int rsim_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct rsim_srq *srq = container_of(ibsrq, struct rsim_srq, vsrq.srq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EOPNOTSUPP;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
+}
+
+/* XRC domains: the kernel's, shared through the file they are opened by */
+static struct ibv_xrcd *rsim_open_xrcd(struct ibv_context *ctx,
+				       struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct ibv_open_xrcd cmd = {};
+	struct verbs_xrcd *xrcd;
+	int ret;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_open_xrcd(ctx, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+static int rsim_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = container_of(ibxrcd, struct verbs_xrcd, xrcd);
+	int ret;
+
+	ret = ibv_cmd_close_xrcd(xrcd);
+	if (ret)
+		return ret;
+	free(xrcd);
+	return 0;
+}
+
+/*
+ * An XRC RECV QP that another QP (another process's, often) made, opened
+ * by its number in a shared XRC domain: it has no queue to map
+ */
+static struct ibv_qp *rsim_open_qp(struct ibv_context *ctx,
+				   struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd = {};
+	struct rsim_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	qp->rq.reset = true;
+	ret = ibv_cmd_open_qp(ctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		rsim_qp_free(qp);
+		errno = ret;
+		return NULL;
+	}
+	return &qp->vqp.qp;
+}
+
 static int rsim_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
 	struct ibv_query_srq cmd = {};
@@ -2148,14 +2293,14 @@ static int rsim_destroy_srq(struct ibv_srq *ibsrq)
 	ret = ibv_cmd_destroy_srq(ibsrq);
 	if (ret)
 		return ret;
-	rsim_srq_free(container_of(ibsrq, struct rsim_srq, ibsrq));
+	rsim_srq_free(container_of(ibsrq, struct rsim_srq, vsrq.srq));
 	return 0;
 }
 
 static int rsim_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			      struct ibv_recv_wr **bad_wr)
 {
-	struct rsim_srq *srq = container_of(ibsrq, struct rsim_srq, ibsrq);
+	struct rsim_srq *srq = container_of(ibsrq, struct rsim_srq, vsrq.srq);
 	struct ibv_recv_wr *db_bad;
 	bool db;
 	int ret;
@@ -2355,6 +2500,7 @@ static const struct verbs_context_ops rsim_ctx_ops = {
 	.create_qp = rsim_create_qp,
 	.create_qp_ex = rsim_create_qp_ex,
 	.create_srq = rsim_create_srq,
+	.create_srq_ex = rsim_create_srq_ex,
 	.dealloc_dmah = rsim_dealloc_dmah,
 	.dealloc_mw = rsim_dealloc_mw,
 	.dealloc_pd = rsim_dealloc_pd,
@@ -2364,10 +2510,14 @@ static const struct verbs_context_ops rsim_ctx_ops = {
 	.destroy_qp = rsim_destroy_qp,
 	.destroy_srq = rsim_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
+	.close_xrcd = rsim_close_xrcd,
 	.free_context = rsim_free_context,
+	.get_srq_num = rsim_get_srq_num,
 	.free_dm = rsim_free_dm,
 	.modify_qp = rsim_modify_qp,
 	.modify_srq = rsim_modify_srq,
+	.open_qp = rsim_open_qp,
+	.open_xrcd = rsim_open_xrcd,
 	.poll_cq = rsim_poll_cq,
 	.post_recv = rsim_post_recv,
 	.post_send = rsim_post_send,

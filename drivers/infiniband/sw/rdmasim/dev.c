@@ -155,6 +155,7 @@ static int rsim_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_SRQ_RESIZE |
+				 IB_DEVICE_XRC |
 				 /* a mapped send queue's: no kernel WR has them */
 				 RSIM_DEVICE_PLACEMENT;
 	attr->kernel_cap_flags = IBK_LOCAL_DMA_LKEY | IBK_SG_GAPS_REG |
@@ -687,6 +688,8 @@ int rsim_dev_probe(struct platform_device *pdev,
 	ida_init(&rsim->pd_ida);
 	/* user AHs' numbers (usq.c); looked up in process context only */
 	xa_init_flags(&rsim->ah_xa, XA_FLAGS_ALLOC1);
+	/* XRC SRQs by number; the data path looks them up, BH off */
+	xa_init_flags(&rsim->xsrq_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	rsim_mr_init(rsim);
 	rsim_fault_init(rsim);
 	err = rsim_dma_dev_select(rsim);
@@ -717,6 +720,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 	ib_set_device_ops(&rsim->ibdev, &rsim_mw_ops);
 	if (RSIM_ODP)
 		ib_set_device_ops(&rsim->ibdev, &rsim_odp_ops);
+	ib_set_device_ops(&rsim->ibdev, &rsim_xrc_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_cq_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_qp_ops);
 	ib_set_device_ops(&rsim->ibdev, &rsim_srq_ops);

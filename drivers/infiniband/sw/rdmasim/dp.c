@@ -170,6 +170,9 @@ struct rsim_budget {
  * @rref: the RDMA target range (held)
  * @took: @qp->rwqe holds a receive WR taken from @peer's queue
  * @len: message bytes
+ * @xsrq: an XRC SRQ the WR names, held (its responder is an XRC TGT QP)
+ * @xrc: its responder is an XRC TGT QP (which stays set once @xsrq is
+ *	released)
  * @moved: a DMA handle already moved this WR to its CPU's worker
  * @odp_move: it goes to the worker because it may touch an ODP MR
  * @steer_cpu: the CPU to move it to (RSIM_EXEC_MOVE)
@@ -203,15 +206,17 @@ struct rsim_exec {
 	u32 nr;
 	struct rsim_mem_ref rref;
 	bool took;
-	u64 len;
+	bool xrc;
 	bool moved;
 	bool odp_move;
-	int steer_cpu;
 	bool steered;
+	bool mcast;
 	u8 ph;
+	u64 len;
+	struct rsim_srq *xsrq;
+	int steer_cpu;
 	u64 pmem_bytes;
 	struct rsim_notify n;
-	bool mcast;
 };
 
 /**
@@ -864,6 +869,24 @@ static bool rsim_dp_addr_ok(struct rsim_exec *x, struct rsim_qp *peer)
  * requester's (a mismatch is the port's P_Key violation, and the packet
  * is dropped: RC sees no acknowledgment, UC loses the message).
  */
+/*
+ * the PD the responder's accesses are checked in: its QP's, or the XRC
+ * SRQ's the WR names (an XRC TGT QP has none)
+ */
+static struct ib_pd *rsim_dp_ppd(const struct rsim_exec *x)
+{
+	return x->xsrq ? x->xsrq->ibsrq.pd : x->peer->ibqp.pd;
+}
+
+/* RC to RC, UC to UC, and an XRC INI QP to an XRC TGT QP */
+static bool rsim_dp_peer_type_ok(const struct rsim_qp *qp,
+				 const struct rsim_qp *peer)
+{
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		return peer->ibqp.qp_type == IB_QPT_XRC_TGT;
+	return peer->ibqp.qp_type == qp->ibqp.qp_type;
+}
+
 static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 {
 	struct rsim_qp *peer = rsim_dp_dest_get(x, x->dlid, &x->grh,
@@ -871,7 +894,7 @@ static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 
 	if (!peer)
 		return NULL;
-	if (peer->ibqp.qp_type != x->qp->ibqp.qp_type ||
+	if (!rsim_dp_peer_type_ok(x->qp, peer) ||
 	    READ_ONCE(peer->attr.dest_qp_num) != x->qp->ibqp.qp_num ||
 	    !rsim_dp_addr_ok(x, peer)) {
 		rsim_qp_put(peer);
@@ -900,7 +923,9 @@ static void rsim_dp_complete_recv(struct rsim_exec *x, struct ib_wc *wc,
 	wc->wr_id = x->qp->rwqe->wr_id;
 	wc->qp = &peer->ibqp;
 	spin_lock_irqsave(&peer->lock, flags);
-	rsim_qp_push(&x->n, peer, peer->ibqp.recv_cq, wc, solicited);
+	/* an XRC SRQ's completions go to its own CQ */
+	rsim_qp_push(&x->n, peer, x->xsrq ? x->xsrq->ibsrq.ext.cq :
+		     peer->ibqp.recv_cq, wc, solicited);
 	spin_unlock_irqrestore(&peer->lock, flags);
 	x->took = false;
 }
@@ -1000,8 +1025,9 @@ static int rsim_dp_check_rkey(struct rsim_exec *x)
 		return rsim_dp_resp_fail(x, IB_WC_REM_INV_REQ_ERR,
 					 IB_WC_REM_INV_REQ_ERR);
 	if (!(x->peer_access & need) ||
-	    rsim_mr_lookup(x->prsim, x->peer, x->wqe->rkey, true,
-			   x->wqe->remote_addr, x->len, need, &x->rref))
+	    rsim_mr_lookup_pd(x->prsim, x->peer, rsim_dp_ppd(x), x->wqe->rkey,
+			      true,
+			      x->wqe->remote_addr, x->len, need, &x->rref))
 		return rsim_dp_resp_fail(x, IB_WC_REM_ACCESS_ERR,
 					 IB_WC_REM_ACCESS_ERR);
 	return 0;
@@ -1048,8 +1074,13 @@ static int rsim_dp_bad_recv(struct rsim_exec *x, int err)
 static int rsim_dp_take_recv(struct rsim_exec *x)
 {
 	struct rsim_qp *peer = x->peer;
-	struct rsim_srq *srq = peer->ibqp.srq ? to_rsim_srq(peer->ibqp.srq) :
-			       NULL;
+	struct rsim_srq *srq = x->xsrq ?: peer->ibqp.srq ?
+			       to_rsim_srq(peer->ibqp.srq) : NULL;
+	/*
+	 * an RC requester waits on the SRQ for its next post; an XRC one
+	 * (whose TGT QP may meet many SRQs) on its RNR timer
+	 */
+	struct rsim_qp *waiter = x->rc && !x->xsrq ? peer : NULL;
 	unsigned long flags;
 	int limit = 0;
 	int bad = 0;
@@ -1069,7 +1100,7 @@ static int rsim_dp_take_recv(struct rsim_exec *x)
 	if (!rsim_qp_receives(peer->state)) {
 		/* nothing taken: ERR, or back to RESET (and INIT) meanwhile */
 	} else if (srq) {
-		limit = rsim_srq_take(srq, x->qp->rwqe, x->rc ? peer : NULL);
+		limit = rsim_srq_take(srq, x->qp->rwqe, waiter);
 		x->took = limit >= 0 || limit == -EBADMSG;
 		if (limit == -EBADMSG || limit == -EIO)
 			swap(bad, limit);
@@ -1112,9 +1143,9 @@ static int rsim_dp_scatter(struct rsim_exec *x, u64 need)
 	for (i = 0; i < rwqe->num_sge; i++) {
 		const struct ib_sge *sge = &rwqe->sge[i];
 
-		if (rsim_mr_lookup(x->prsim, x->peer, sge->lkey, false,
-				   sge->addr, sge->length,
-				   IB_ACCESS_LOCAL_WRITE, &x->qp->rrefs[i]))
+		if (rsim_mr_lookup_pd(x->prsim, x->peer, rsim_dp_ppd(x), sge->lkey,
+				      false, sge->addr, sge->length,
+				      IB_ACCESS_LOCAL_WRITE, &x->qp->rrefs[i]))
 			return rsim_dp_resp_fail(x, IB_WC_LOC_PROT_ERR,
 						 IB_WC_REM_OP_ERR);
 		x->nr = i + 1;
@@ -1217,7 +1248,7 @@ static int rsim_dp_odp_move(struct rsim_exec *x, const struct rsim_qp *peer)
 	}
 	if (!rsim_dp_needs_recv(x->wqe->opcode))
 		return 0;
-	if (peer && !atomic_read(&to_rsim_pd(peer->ibqp.pd)->odp_mrs))
+	if (peer && !atomic_read(&to_rsim_pd(rsim_dp_ppd(x))->odp_mrs))
 		return 0;
 move:
 	x->odp_move = true;
@@ -1752,6 +1783,29 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 }
 
 /*
+ * An XRC TGT QP's XRC SRQ: every message to one
+ * names an SRQ of the TGT QP's domain (IBA 9.14.3: the XRCETH), whose PD
+ * its accesses are checked in and whose receive WRs a SEND takes. A
+ * number that names none is an invalid request; the TGT QP stays as it
+ * is.
+ */
+static int rsim_dp_xrc(struct rsim_exec *x)
+{
+	struct rsim_qp *peer = x->peer;
+
+	if (peer->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return 0;
+	x->xrc = true;
+	x->xsrq = rsim_xsrq_get(x->prsim, x->wqe->xrc_srqn, peer->ibqp.xrcd);
+	if (!x->xsrq)
+		return IB_WC_REM_INV_REQ_ERR;
+	/* no remote invalidation through XRC: the TGT QP has no PD */
+	if (x->wqe->opcode == IB_WR_SEND_WITH_INV)
+		return IB_WC_REM_INV_REQ_ERR;
+	return 0;
+}
+
+/*
  * Execute the send WR at the head of the queue. Returns an IB_WC_*
  * status for the requester, RSIM_EXEC_WAIT (RNR NAK) or RSIM_EXEC_DROP
  * (UC, UD: lost, the WR succeeds).
@@ -1785,6 +1839,9 @@ static int rsim_dp_exec(struct rsim_exec *x)
 	if (!x->peer)
 		/* RC retries until retry_cnt is spent; UC loses the message */
 		return x->rc ? RSIM_EXEC_NOACK : RSIM_EXEC_DROP;
+	ret = rsim_dp_xrc(x);
+	if (ret)
+		return ret;
 	if (rsim_dp_is_rdma(wqe->opcode)) {
 		ret = rsim_dp_check_rkey(x);
 		if (ret)
@@ -1922,6 +1979,9 @@ static void rsim_dp_release(struct rsim_exec *x)
 	rsim_mr_refs_put(&x->rref, 1);
 	x->nl = 0;
 	x->nr = 0;
+	if (x->xsrq)
+		rsim_xsrq_put(x->xsrq);
+	x->xsrq = NULL;
 	if (x->peer)
 		rsim_qp_put(x->peer);
 	x->peer = NULL;
@@ -2011,7 +2071,7 @@ static void rsim_dp_setup(struct rsim_qp *qp, struct rsim_budget *b,
 		.rsim = to_rsim_dev(qp->ibqp.device),
 		.qp = qp,
 		.wqe = wqe,
-		.rc = qp->ibqp.qp_type == IB_QPT_RC,
+		.rc = rsim_qp_is_rc(qp),
 		.worker = b->worker,
 		.dlid = rdma_ah_get_dlid(&qp->attr.ah_attr),
 		.grh = qp->attr.ah_attr.grh,
@@ -2054,6 +2114,11 @@ static bool rsim_dp_park(struct rsim_exec *x, struct rsim_budget *b,
 	u8 *tries = ack ? &qp->ack_tries : &qp->rnr_tries;
 	u8 limit = ack ? x->retry_cnt : x->rnr_retry;
 	bool forever = ack ? !x->timeout : x->rnr_retry == RSIM_RNR_INFINITE;
+	/*
+	 * no post wakes an XRC requester (its TGT QP may meet many SRQs):
+	 * with rnr_retry 7 it retries on its RNR timer, for ever
+	 */
+	bool timer = !forever || (!ack && x->xrc);
 	unsigned long delay, flags;
 	bool first, counts;
 
@@ -2078,12 +2143,12 @@ static bool rsim_dp_park(struct rsim_exec *x, struct rsim_budget *b,
 	}
 	rsim_dp_leave_locked(qp, RSIM_SQ_RNR);
 	qp->ack_wait = ack;
-	if (forever) {
+	if (!timer) {
 		*tries = 1;
 	} else {
 		delay = ack ? rsim_ack_delay(x->timeout) :
 			usecs_to_jiffies(rsim_rnr_usec[x->rnr_timer]);
-		*tries += counts;
+		*tries = forever ? 1 : *tries + counts;
 		/* uncounted: the timer goes on as it was, or anew if it fired */
 		rsim_dp_arm_locked(qp, delay, !counts);
 	}
@@ -2369,7 +2434,8 @@ void rsim_dp_wake_qpn(struct rsim_dev *rsim, u16 dlid,
 		return;
 	inl = inl && rsim_dp_may_run_inline();
 	spin_lock_irqsave(&qp->lock, flags);
-	if (!qp->stopping && qp->ibqp.qp_type == IB_QPT_RC &&
+	if (!qp->stopping && (qp->ibqp.qp_type == IB_QPT_RC ||
+			      qp->ibqp.qp_type == IB_QPT_XRC_INI) &&
 	    qp->attr.dest_qp_num == from) {
 		if (qp->owner == RSIM_SQ_RNR) {
 			qp->owner = RSIM_SQ_IDLE;

@@ -1047,7 +1047,30 @@ int rsim_mr_lookup(struct rsim_dev *rsim, const struct rsim_qp *qp, u32 key,
 		   bool remote, u64 addr, u64 len, int access,
 		   struct rsim_mem_ref *ref)
 {
-	struct ib_pd *pd = qp->ibqp.pd;
+	return rsim_mr_lookup_pd(rsim, qp, qp->ibqp.pd, key, remote, addr, len,
+				 access, ref);
+}
+
+/**
+ * rsim_mr_lookup_pd() - rsim_mr_lookup() in a PD other than the QP's
+ * @rsim: device
+ * @qp: the QP the access is for (a type 2 window's binding)
+ * @pd: the PD the key must be of: an XRC TGT QP has none, and its
+ *	accesses are checked in the PD of the XRC SRQ the WR names
+ * @key: the lkey or rkey
+ * @remote: an rkey
+ * @addr: first address
+ * @len: bytes
+ * @access: IB_ACCESS_* needed
+ * @ref: the checked range, on success
+ *
+ * Context: process or softirq.
+ * Return: 0 or -EACCES.
+ */
+int rsim_mr_lookup_pd(struct rsim_dev *rsim, const struct rsim_qp *qp,
+		      struct ib_pd *pd, u32 key, bool remote, u64 addr,
+		      u64 len, int access, struct rsim_mem_ref *ref)
+{
 	struct rsim_mw *mw;
 	struct rsim_mr *mr;
 	u64 off;

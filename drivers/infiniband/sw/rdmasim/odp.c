@@ -689,8 +689,8 @@ bool rsim_odp_possible(struct rsim_dev *rsim)
  * rsim_odp_caps() - what query_device reports of ODP
  * @attr: the attributes being filled
  *
- * Every transport's every operation, implicit MRs included: the data path
- * faults wherever it copies.
+ * Every transport's every operation (XRC's as RC's), implicit MRs
+ * included: the data path faults wherever it copies.
  *
  * Context: any.
  */
@@ -705,6 +705,9 @@ void rsim_odp_caps(struct ib_device_attr *attr)
 	attr->odp_caps.per_transport_caps.rc_odp_caps =
 		all | IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
 		IB_ODP_SUPPORT_ATOMIC | RSIM_ODP_SUPPORT_PLACEMENT;
+	/* XRC: RC's, through its SRQs */
+	attr->odp_caps.per_transport_caps.xrc_odp_caps =
+		attr->odp_caps.per_transport_caps.rc_odp_caps;
 	attr->odp_caps.per_transport_caps.uc_odp_caps =
 		all | IB_ODP_SUPPORT_WRITE;
 	attr->odp_caps.per_transport_caps.ud_odp_caps = all;

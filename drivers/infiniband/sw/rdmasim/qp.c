@@ -212,6 +212,10 @@ static int rsim_qp_check_init(struct rsim_dev *rsim,
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		/* checked below: queues and CQs as each type has them */
+		break;
 	case IB_QPT_SMI:
 		/* an Ethernet port has no subnet management */
 		if (rsim_is_roce(rsim))
@@ -233,8 +237,22 @@ static int rsim_qp_check_init(struct rsim_dev *rsim,
 			  init->qp_type == IB_QPT_SMI ||
 			  init->qp_type == IB_QPT_GSI))
 		return -EOPNOTSUPP;
-	if (!init->send_cq || !init->recv_cq)
+	/*
+	 * XRC: an INI QP sends only (no receive queue, no SRQ); a TGT QP
+	 * has no queue and no CQ at all (its messages take their receive
+	 * WRs from the XRC SRQ each names, whose CQ completes them), no PD
+	 * but its XRC domain
+	 */
+	if (init->qp_type == IB_QPT_XRC_TGT)
+		return init->xrcd && !init->srq && !init->send_cq &&
+		       !init->recv_cq && !cap->max_send_wr &&
+		       !cap->max_recv_wr ? 0 : -EINVAL;
+	if (init->qp_type == IB_QPT_XRC_INI) {
+		if (init->srq || cap->max_recv_wr || !init->send_cq)
+			return -EINVAL;
+	} else if (!init->send_cq || !init->recv_cq) {
 		return -EINVAL;
+	}
 	if (cap->max_send_wr > lim->max_qp_wr ||
 	    cap->max_recv_wr > lim->max_qp_wr ||
 	    cap->max_send_sge > lim->max_send_sge ||
@@ -302,6 +320,12 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = rsim_qp_check_init(rsim, init);
 	if (err)
 		return err;
+	/*
+	 * an XRC INI QP's WRs name an XRC SRQ, which only a mapped send
+	 * queue's slot can carry (the post_send command has no field for it)
+	 */
+	if (init->qp_type == IB_QPT_XRC_INI && !suctx)
+		return -EOPNOTSUPP;
 	if (!rsim_res_get(rsim, RSIM_RES_QP))
 		return -ENOMEM;
 
@@ -326,7 +350,7 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			    init->cap.max_send_sge,
 			    sizeof(struct rsim_send_wqe),
 			    init->cap.max_inline_data);
-	if (!err && suctx)
+	if (!err && suctx && init->qp_type != IB_QPT_XRC_TGT)
 		err = rsim_usq_new(rsim, suctx, &qp->sq,
 				   init->cap.max_inline_data, &resp.sq);
 	if (err)
@@ -381,10 +405,38 @@ err_free_sq:
  *
  * Context: process; sleeps.
  */
+/*
+ * An XRC TGT QP's receive completions are in the CQs of its domain's XRC
+ * SRQs (each held while its CQ is cleaned, so that destroy_srq waits)
+ */
+static void rsim_qp_clean_xrc_cqs(struct rsim_qp *qp)
+{
+	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
+	unsigned long idx = 0;
+	struct rsim_srq *srq;
+
+	for (;; idx++) {
+		xa_lock_bh(&rsim->xsrq_xa);
+		srq = xa_find(&rsim->xsrq_xa, &idx, ULONG_MAX, XA_PRESENT);
+		while (srq && (srq->ibsrq.ext.xrc.xrcd != qp->ibqp.xrcd ||
+			       !refcount_inc_not_zero(&srq->ref)))
+			srq = xa_find_after(&rsim->xsrq_xa, &idx, ULONG_MAX,
+					    XA_PRESENT);
+		xa_unlock_bh(&rsim->xsrq_xa);
+		if (!srq)
+			break;
+		rsim_cq_clean(to_rsim_cq(srq->ibsrq.ext.cq), &qp->ibqp);
+		rsim_xsrq_put(srq);
+	}
+}
+
 static void rsim_qp_clean_cqs(struct rsim_qp *qp)
 {
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		return rsim_qp_clean_xrc_cqs(qp);
 	rsim_cq_clean(to_rsim_cq(qp->ibqp.send_cq), &qp->ibqp);
-	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+	/* an XRC INI QP has no receive CQ */
+	if (qp->ibqp.recv_cq && qp->ibqp.recv_cq != qp->ibqp.send_cq)
 		rsim_cq_clean(to_rsim_cq(qp->ibqp.recv_cq), &qp->ibqp);
 }
 
@@ -436,7 +488,7 @@ static int rsim_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	rsim_wq_free(&qp->sq);
 	rsim_res_put(rsim, RSIM_RES_QP);
 	/* a requester waiting on this responder learns that it is gone */
-	if (ibqp->qp_type == IB_QPT_RC)
+	if (rsim_qp_is_rc(qp))
 		rsim_dp_wake_qpn(rsim, plid, &pgid, peer, ibqp->qp_num, false);
 	return 0;
 }
@@ -762,7 +814,7 @@ static int rsim_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	struct rsim_dev *rsim = to_rsim_dev(ibqp->device);
 	struct rsim_qp *qp = to_rsim_qp(ibqp);
 	bool sends = ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC ||
-		     rsim_qp_is_ud(qp);
+		     ibqp->qp_type == IB_QPT_XRC_INI || rsim_qp_is_ud(qp);
 	bool inl = rsim_dp_may_run_inline();
 	struct rsim_notify n = {};
 	enum ib_qp_state cur, new;
@@ -844,7 +896,7 @@ out_unlock:
 	if (run)
 		rsim_dp_run(qp);
 	/* a requester waiting on this responder sees the change */
-	if (new != cur && ibqp->qp_type == IB_QPT_RC)
+	if (new != cur && rsim_qp_is_rc(qp))
 		rsim_dp_wake_qpn(rsim, plid, &pgid, peer, ibqp->qp_num, false);
 	return 0;
 }
@@ -884,7 +936,8 @@ static int rsim_post_send_check(struct rsim_qp *qp,
 				const struct ib_send_wr *wr, u64 *inline_len)
 {
 	struct rsim_dev *rsim = to_rsim_dev(qp->ibqp.device);
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	/* RDMA READ and atomics: RC and XRC */
+	bool rc = rsim_qp_is_rc(qp);
 	int i;
 
 	if (rsim_qp_is_ud(qp)) {
@@ -1184,6 +1237,8 @@ static bool rsim_post_send_slot(struct rsim_qp *qp, u32 i,
 			rsim_post_send_fill(wqe, &w.wr, inline_len, ud, inl);
 		if (ud)
 			xa_unlock(&rsim->ah_xa);
+		/* the XRC SRQ it names; checked where it arrives (dp.c) */
+		wqe->xrc_srqn = w.xrc_srqn;
 	}
 	if (!err)
 		return true;
@@ -1335,6 +1390,11 @@ static int rsim_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool run = false;
 	int err = 0;
 
+	/* an XRC TGT QP responds only */
+	if (ibqp->qp_type == IB_QPT_XRC_TGT) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (qp->sq.uslot) {
 		/* the process posts into the ring; this is the doorbell */
 		if (!wr)
@@ -1423,6 +1483,11 @@ static int rsim_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int err = 0;
 	u32 count;
 
+	/* XRC QPs have no receive queue: their SRQ's WRs are posted to it */
+	if (ibqp->qp_type == IB_QPT_XRC_INI || ibqp->qp_type == IB_QPT_XRC_TGT) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (ibqp->uobject && wr)
 		atomic64_inc(&to_rsim_dev(ibqp->device)->user_recv_posts);
 	spin_lock_irqsave(&qp->lock, flags);

@@ -448,6 +448,10 @@ struct rsim_roce_seg {
  * @ah_xa: the AHs of processes with mapped send queues, by the number
  *	their UD WRs name them by (usq.c)
  * @ah_next: cursor for cyclic AH number allocation
+ * @xsrq_xa: XRC SRQs by their number, which an XRC INI QP's WRs name
+ *	(srq.c); looked up under its lock (BH off), which destroy_srq's
+ *	erase takes too
+ * @xsrq_next: cursor for cyclic XRC SRQ number allocation
  * @key_variant: source of the initial 8-bit key variant
  * @qp_serial: source of &rsim_qp.serial
  * @qp_xa: QP number -> &struct rsim_qp (locking: the xarray's own lock,
@@ -541,6 +545,8 @@ struct rsim_dev {
 	u32 mr_next;
 	struct xarray ah_xa;
 	u32 ah_next;
+	struct xarray xsrq_xa;
+	u32 xsrq_next;
 	atomic_t key_variant;
 	atomic64_t qp_serial;
 	struct xarray qp_xa;
@@ -885,6 +891,7 @@ struct rsim_recv_wqe {
  * @remote_qpn: UD: destination QP
  * @remote_qkey: UD: Q_Key (high bit set: the sending QP's own)
  * @bind: BIND_MW (a mapped send queue's only): the window and its range
+ * @xrc_srqn: an XRC INI QP's WR: the XRC SRQ it names at the responder
  * @bad: a mapped send queue's WR that broke a posting rule (usq.c): it
  *	completes with IB_WC_LOC_QP_OP_ERR when it reaches the head
  * @sge: gather list, or the inline data
@@ -912,6 +919,7 @@ struct rsim_send_wqe {
 	u32 remote_qpn;
 	u32 remote_qkey;
 	struct rsim_mw_bind bind;
+	u32 xrc_srqn;
 	bool bad;
 	struct ib_sge sge[];
 };
@@ -973,6 +981,9 @@ struct rsim_wq {
  *	taken before @rq's, in order; freed at the next resize or destroy
  *	(under @lock, except its freeing)
  * @resize_mutex: serializes resizes
+ * @srqn: an XRC SRQ's number (in &rsim_dev.xsrq_xa), or 0
+ * @ref: an XRC SRQ's: the data path's references (rsim_xsrq_get()) and
+ *	one dropped by destroy, which waits for the others
  */
 struct rsim_srq {
 	struct ib_srq ibsrq;
@@ -983,6 +994,17 @@ struct rsim_srq {
 	struct rsim_ev ev;
 	struct rsim_wq old;
 	struct mutex resize_mutex;	/* serializes modify_srq's resizes */
+	u32 srqn;
+	refcount_t ref;
+};
+
+/**
+ * struct rsim_xrcd - an XRC domain (srq.c): the core keeps what it
+ *	shares (its inode, its TGT QPs); XRC SRQs and TGT QPs name it
+ * @ibxrcd: core object
+ */
+struct rsim_xrcd {
+	struct ib_xrcd ibxrcd;
 };
 
 /**
@@ -1302,6 +1324,17 @@ static inline bool rsim_qp_is_ud(const struct rsim_qp *qp)
 	       qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
+/*
+ * reliable connected: RC, and XRC (an XRC INI QP requests as an RC QP
+ * does, an XRC TGT QP responds as one)
+ */
+static inline bool rsim_qp_is_rc(const struct rsim_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
 /* the MAD layer's QP0 or QP1 */
 static inline bool rsim_qp_is_special(const struct rsim_qp *qp)
 {
@@ -1566,6 +1599,12 @@ extern const struct ib_device_ops rsim_pd_ops;
 extern const struct ib_device_ops rsim_srq_ops;
 int rsim_ah_attr_check(struct rsim_dev *rsim, const struct rdma_ah_attr *ah);
 
+/* srq.c: XRC */
+extern const struct ib_device_ops rsim_xrc_ops;
+struct rsim_srq *rsim_xsrq_get(struct rsim_dev *rsim, u32 srqn,
+			       const struct ib_xrcd *xrcd);
+void rsim_xsrq_put(struct rsim_srq *srq);
+
 /* mr.c (and testing.h) */
 extern const struct ib_device_ops rsim_mr_ops;
 extern atomic_t rsim_odp_mrs;
@@ -1579,6 +1618,9 @@ enum ib_wc_status rsim_mr_invalidate(struct rsim_dev *rsim,
 int rsim_mr_lookup(struct rsim_dev *rsim, const struct rsim_qp *qp, u32 key,
 		   bool remote, u64 addr, u64 len, int access,
 		   struct rsim_mem_ref *ref);
+int rsim_mr_lookup_pd(struct rsim_dev *rsim, const struct rsim_qp *qp,
+		      struct ib_pd *pd, u32 key, bool remote, u64 addr,
+		      u64 len, int access, struct rsim_mem_ref *ref);
 int rsim_mr_key_range(struct rsim_dev *rsim, u32 key, u64 *addr, u64 *len);
 void rsim_mr_refs_put(struct rsim_mem_ref *refs, u32 n);
 struct rsim_mr *rsim_mr_get(struct rsim_dev *rsim, u32 key);
@@ -1705,6 +1747,7 @@ void rsim_urq_doorbell(struct rsim_wq *rq);
  * @sge: the SGE an inline WR's data is described by
  * @bind: a BIND_MW WR's fields (the kernel's send WRs have none)
  * @place: a FLUSH or ATOMIC_WRITE WR's fields (nor for these)
+ * @xrc_srqn: the XRC SRQ an XRC INI QP's WR names (nor for it)
  */
 struct rsim_usq_ib_wr {
 	union {
@@ -1716,6 +1759,7 @@ struct rsim_usq_ib_wr {
 	struct ib_sge sge;
 	struct rsim_mw_bind bind;
 	struct rsim_placement_wr place;
+	u32 xrc_srqn;
 };
 
 int rsim_usq_new(struct rsim_dev *rsim, struct ib_ucontext *uctx,

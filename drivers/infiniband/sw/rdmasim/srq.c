@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * rdmasim: shared receive queues (basic SRQs; no XRC).
+ * rdmasim: shared receive queues, basic and XRC, and XRC domains.
  *
  * An SRQ is a ring of receive WRs that any number of RC, UC and UD QPs
  * take from, in order, when a message arrives for one of them (dp.c,
@@ -10,6 +10,13 @@
  * IB_EVENT_SRQ_LIMIT_REACHED when fewer WRs than the limit remain; a QP of
  * an SRQ that enters the error state gets IB_EVENT_QP_LAST_WQE_REACHED
  * (IBA 10.3.1: no more WQEs of the SRQ will be consumed on its behalf).
+ * An XRC SRQ (IB_SRQT_XRC) belongs to an XRC domain and has a number
+ * (its ext.xrc.srq_num): the WRs of an XRC INI QP name it, and a message
+ * that arrives at an XRC TGT QP of the same domain takes its receive WR
+ * from it; the completion goes to the SRQ's own CQ (dp.c). Its number is
+ * looked up under a lock and the SRQ held while a WR uses it, so that
+ * destroy_srq (which no QP holds back) waits for that WR.
+ *
  * Resizing (modify_srq with IB_SRQ_MAX_WR, IB_DEVICE_SRQ_RESIZE) makes a
  * new ring and keeps the old one: the WRs in it when the resize took
  * effect are taken first, in order, then the new ring's, so nothing is
@@ -51,8 +58,12 @@ static int rsim_create_srq(struct ib_srq *ibsrq,
 	/* a provider that asked for rings has room for their offset */
 	if (uctx && udata->outlen < sizeof(resp))
 		return -EINVAL;
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
 		return -EOPNOTSUPP;
+	/* the core sets ext.cq and ext.xrc.xrcd before it calls here */
+	if (init->srq_type == IB_SRQT_XRC &&
+	    (!ibsrq->ext.cq || !ibsrq->ext.xrc.xrcd))
+		return -EINVAL;
 	if (!attr->max_wr || attr->max_wr > lim->max_qp_wr ||
 	    attr->max_sge > lim->max_recv_sge ||
 	    attr->srq_limit > attr->max_wr)
@@ -78,8 +89,23 @@ static int rsim_create_srq(struct ib_srq *ibsrq,
 	srq->limit = attr->srq_limit;
 	INIT_LIST_HEAD(&srq->waiters);
 	rsim_ev_obj_init(&srq->ev, RSIM_EV_SRQ);
+	refcount_set(&srq->ref, 1);
+	if (init->srq_type == IB_SRQT_XRC) {
+		/* last: the number makes it reachable from the data path */
+		err = rsim_should_fail(rsim, RSIM_FAULT_ALLOC) ? -ENOMEM :
+		      xa_alloc_cyclic_bh(&rsim->xsrq_xa, &srq->srqn, srq,
+					 XA_LIMIT(1, RSIM_QPN_MAX),
+					 &rsim->xsrq_next, GFP_KERNEL);
+		if (err < 0) {
+			err = err == -EBUSY ? -ENOMEM : err;
+			goto err_mutex;
+		}
+		ibsrq->ext.xrc.srq_num = srq->srqn;
+	}
 	return 0;
 
+err_mutex:
+	mutex_destroy(&srq->resize_mutex);
 err_free_rq:
 	rsim_wq_free(&srq->rq);
 err_res:
@@ -91,7 +117,16 @@ static int rsim_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct rsim_srq *srq = to_rsim_srq(ibsrq);
 
-	/* the core refuses while a QP uses it: no data path reaches it */
+	/*
+	 * the core refuses while a QP uses it; an XRC SRQ, which WRs name by
+	 * number, is unpublished first, then the data path's references
+	 * drop (each held across one WR's take and copy)
+	 */
+	if (srq->srqn) {
+		xa_erase_bh(&to_rsim_dev(ibsrq->device)->xsrq_xa, srq->srqn);
+		if (!refcount_dec_and_test(&srq->ref))
+			wait_var_event(&srq->ref, !refcount_read(&srq->ref));
+	}
 	rsim_ev_forget(to_rsim_dev(ibsrq->device), &srq->ev);
 	rsim_wq_free(&srq->old);
 	rsim_wq_free(&srq->rq);
@@ -367,6 +402,66 @@ void rsim_srq_event(struct rsim_srq *srq, enum ib_event_type type)
 	if (srq->ibsrq.event_handler)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
+
+/**
+ * rsim_xsrq_get() - the XRC SRQ a WR names, held
+ * @rsim: the responder's device
+ * @srqn: its number
+ * @xrcd: the XRC domain of the TGT QP the WR arrived at: the SRQ must be
+ *	of it
+ *
+ * Context: process or softirq.
+ * Return: the SRQ, to release with rsim_xsrq_put(), or NULL.
+ */
+struct rsim_srq *rsim_xsrq_get(struct rsim_dev *rsim, u32 srqn,
+			       const struct ib_xrcd *xrcd)
+{
+	struct rsim_srq *srq;
+
+	xa_lock_bh(&rsim->xsrq_xa);
+	srq = xa_load(&rsim->xsrq_xa, srqn);
+	if (srq && (srq->ibsrq.ext.xrc.xrcd != xrcd ||
+		    !refcount_inc_not_zero(&srq->ref)))
+		srq = NULL;
+	xa_unlock_bh(&rsim->xsrq_xa);
+	return srq;
+}
+
+/**
+ * rsim_xsrq_put() - drop a reference from rsim_xsrq_get()
+ * @srq: the SRQ
+ *
+ * Context: any but hard IRQ.
+ */
+void rsim_xsrq_put(struct rsim_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->ref))
+		wake_up_var(&srq->ref);
+}
+
+/*
+ * XRC domains: nothing of the device's own; the core shares them between
+ * processes (by the file they are opened with) and keeps their TGT QPs.
+ */
+static int rsim_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return 0;
+}
+
+static int rsim_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	return 0;
+}
+
+const struct ib_device_ops rsim_xrc_ops = {
+	.alloc_xrcd = rsim_alloc_xrcd,
+	.dealloc_xrcd = rsim_dealloc_xrcd,
+
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, rsim_xrcd, ibxrcd),
+};
 
 const struct ib_device_ops rsim_srq_ops = {
 	.create_srq = rsim_create_srq,

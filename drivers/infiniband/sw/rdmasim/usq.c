@@ -254,7 +254,11 @@ int rsim_usq_wr(struct rsim_qp *qp, u32 i, struct rsim_usq_ib_wr *w,
 	w->wr.send_flags = s->send_flags;
 	*inl = NULL;
 	inline_wr = s->send_flags & IB_SEND_INLINE;
-	if (!rsim_usq_opcode_ok(s->opcode) || s->reserved ||
+	/* an XRC SRQ's number: an XRC INI QP's WRs name one, no other's */
+	if (s->xrc_srqn && qp->ibqp.qp_type != IB_QPT_XRC_INI)
+		return -EINVAL;
+	w->xrc_srqn = s->xrc_srqn;
+	if (!rsim_usq_opcode_ok(s->opcode) ||
 	    (inline_wr ? s->num_sge || s->inline_len > qp->max_inline :
 			 s->inline_len || s->num_sge > sq->max_sge))
 		return -EINVAL;
