@@ -135,7 +135,8 @@ static void rsim_srq_test_shared_receive(struct kunit *test)
 					       64, lkey), 0);
 	KUNIT_ASSERT_EQ(test, dp_post_srq_recv(srq, 104, f->dst.dma + 256,
 					       64, lkey), 0);
-	attr.max_wr = 8;
+	/* a resize below the 3 WRs posted */
+	attr.max_wr = 2;
 	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR),
 			-EINVAL);
 	attr.srq_limit = 5;
@@ -182,6 +183,29 @@ static void rsim_srq_test_shared_receive(struct kunit *test)
 	/* the SRQ's WRs stay for its other QPs: nothing was flushed */
 	KUNIT_EXPECT_EQ(test, dp_poll(f, wc, 4), 0);
 	KUNIT_EXPECT_EQ(test, to_rsim_srq(srq)->rq.count, 0);
+
+	/*
+	 * a resize of the kernel's ring: the WRs posted before it are held
+	 * in the old one and counted against the new depth; a second resize
+	 * meanwhile is EBUSY
+	 */
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, dp_post_srq_recv(srq, 110 + i,
+						       f->dst.dma, 64, lkey),
+				0);
+	attr.max_wr = 6;
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR), 0);
+	KUNIT_EXPECT_EQ(test, to_rsim_srq(srq)->rq.held, 4);
+	KUNIT_EXPECT_EQ(test, ib_modify_srq(srq, &attr, IB_SRQ_MAX_WR),
+			-EBUSY);
+	KUNIT_EXPECT_EQ(test, dp_post_srq_recv(srq, 120, f->dst.dma, 64, lkey),
+			0);
+	KUNIT_EXPECT_EQ(test, dp_post_srq_recv(srq, 121, f->dst.dma, 64, lkey),
+			0);
+	KUNIT_EXPECT_EQ(test, dp_post_srq_recv(srq, 122, f->dst.dma, 64, lkey),
+			-ENOMEM);
+	KUNIT_ASSERT_EQ(test, ib_query_srq(srq, &attr), 0);
+	KUNIT_EXPECT_EQ(test, attr.max_wr, 6);
 }
 
 static struct kunit_case rsim_srq_test_cases[] = {

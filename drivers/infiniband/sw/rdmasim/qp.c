@@ -317,15 +317,16 @@ static int rsim_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* a provider that asked for rings has room for their offsets */
 	if ((uctx || suctx) && udata->outlen < resp_len)
 		return -EINVAL;
-	err = rsim_qp_check_init(rsim, init);
-	if (err)
-		return err;
 	/*
 	 * an XRC INI QP's WRs name an XRC SRQ, which only a mapped send
-	 * queue's slot can carry (the post_send command has no field for it)
+	 * queue's slot can carry (the post_send command and the kernel's
+	 * send WR have no field for it)
 	 */
 	if (init->qp_type == IB_QPT_XRC_INI && !suctx)
 		return -EOPNOTSUPP;
+	err = rsim_qp_check_init(rsim, init);
+	if (err)
+		return err;
 	if (!rsim_res_get(rsim, RSIM_RES_QP))
 		return -ENOMEM;
 
