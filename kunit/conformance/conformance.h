@@ -279,6 +279,7 @@ extern struct kunit_suite rcf_mr_suite;
 extern struct kunit_suite rcf_map_suite;
 extern struct kunit_suite rcf_frwr_suite;
 extern struct kunit_suite rcf_limits_suite;
+extern struct kunit_suite rcf_odp_suite;
 extern struct kunit_suite rcf_bench_suite;
 
 #endif /* RDMA_CONFORMANCE_H */

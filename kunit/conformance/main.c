@@ -67,10 +67,10 @@ module_param_named(bench_iters, rcf_bench_iters, uint, 0444);
 MODULE_PARM_DESC(bench_iters,
 		 "cycles the bench suite times (at most three seconds' worth)");
 
-static char *suites = "mr,map,frwr,limits";
+static char *suites = "mr,map,frwr,limits,odp";
 module_param(suites, charp, 0444);
 MODULE_PARM_DESC(suites,
-		 "suites to run: any of mr,map,frwr,limits (the rules) and bench (figures)");
+		 "suites to run: any of mr,map,frwr,limits,odp (the rules) and bench (figures)");
 
 #define RCF_SUITE_PREFIX	"rdma_conformance_"
 
@@ -80,6 +80,7 @@ static struct kunit_suite * const rcf_templates[] = {
 	&rcf_map_suite,
 	&rcf_frwr_suite,
 	&rcf_limits_suite,
+	&rcf_odp_suite,
 	&rcf_bench_suite,
 };
 
