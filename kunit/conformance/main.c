@@ -638,7 +638,9 @@ static void __exit rcf_exit(void)
 module_init(rcf_init);
 module_exit(rcf_exit);
 
-MODULE_DESCRIPTION("RDMA device conformance suites (KUnit): allocation, mapping, fast registration and remote access rules for any kernel-verbs device");
+MODULE_DESCRIPTION("RDMA device conformance suites (KUnit): allocation, mapping, fast registration, remote access and on-demand paging rules for any kernel-verbs device");
 MODULE_AUTHOR("rdmasim developers");
 MODULE_LICENSE("GPL");
+/* mm_alloc() and arch_pick_mmap_layout(), for odp.c's user memory */
+RSIM_IMPORT_KUNIT_NS();
 MODULE_VERSION(RSIM_VERSION);
