@@ -91,6 +91,8 @@ def main():
     ap.add_argument('--out')
     ap.add_argument('--some', action='store_true')
     ap.add_argument('--summary')
+    # issue 42's floor: the devices' union passes at least this many
+    ap.add_argument('--min-pass', type=int, default=0)
     a = ap.parse_args()
     devs = a.dev or ['rdmasim0']
     name = '+'.join(devs)
@@ -125,6 +127,16 @@ def main():
     if not a.some and mine and peer and mc['ok'] <= pc['ok']:
         problems.append(f'{name} passes {mc["ok"]}, not more than '
                         f'{a.peer}\'s {pc["ok"]}')
+    if not a.some and mine and mc['ok'] < a.min_pass:
+        problems.append(f'{name} passes {mc["ok"]}, fewer than '
+                        f'{a.min_pass}')
+    # no test file where the peer passes more (every file it runs: where
+    # both pass all, equal is what "not fewer" can be)
+    if not a.some and mine and peer:
+        for tf, (m, p) in sorted(per_file(mine, peer).items()):
+            if m < p:
+                problems.append(f'{tf}: {name} passes {m}, fewer than '
+                                f'{a.peer}\'s {p}')
     better = sorted(t for t, (s, _) in mine.items()
                     if s == 'ok' and peer.get(t, ('',))[0] != 'ok')
     worse = sorted(t for t, (s, _) in peer.items()
