@@ -2206,9 +2206,11 @@ err_free:
 static int rsim_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
 {
 	struct rsim_srq *srq = container_of(ibsrq, struct rsim_srq, vsrq.srq);
+	/* libibverbs' ops return a positive errno */
+	int not_xrc = EOPNOTSUPP;
 
 	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
-		return EOPNOTSUPP;
+		return not_xrc;
 	*srq_num = srq->vsrq.srq_num;
 	return 0;
 }

@@ -199,7 +199,8 @@ static int loop_open(struct loop *l)
 	l->cq = ibv_create_cq(ctx, 128, NULL, NULL, 0);
 	if (!l->cq)
 		return -1;
-	ia.send_cq = ia.recv_cq = l->cq;
+	ia.send_cq = l->cq;
+	ia.recv_cq = l->cq;
 	l->qp = ibv_create_qp(pd, &ia);
 	if (!l->qp || connect_self(l->qp))
 		return -1;
@@ -323,7 +324,7 @@ static void expect_grew(const char *what, const char *name,
 /* ---- the cases ---- */
 
 /* ODP claimed; with @strict, implicit ODP and every RC operation too */
-static bool caps(bool strict)
+static bool odp_caps_ok(bool strict)
 {
 	struct ibv_device_attr_ex a = {};
 	uint32_t rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
@@ -398,7 +399,8 @@ static void uc_write(struct ibv_mr *src, void *sbuf)
 	struct ibv_wc wc;
 
 	if (cq) {
-		ia.send_cq = ia.recv_cq = cq;
+		ia.send_cq = cq;
+		ia.recv_cq = cq;
 		qp = ibv_create_qp(pd, &ia);
 	}
 	if (dst)
@@ -774,7 +776,7 @@ static void *poster_main(void *arg)
 	int i = 0, st;
 
 	while (!atomic_load(&race_stop) && i < RACE_LOOPS) {
-		uint32_t len = PAGE + (uint32_t)(rand_r((unsigned *)&p->seed) %
+		uint32_t len = PAGE + (uint32_t)(rand_r((unsigned int *)&p->seed) %
 						 (LEN / 2 - PAGE));
 
 		fill(p->sbuf, len, p->seed + (int)p->wrs);
@@ -898,7 +900,7 @@ out:
  * write fault breaks the sharing), so the parent sees the bytes and the
  * child, which kept the old page, does not
  */
-static void fork_cow(struct ibv_mr *src, void *sbuf)
+static void fork_copy_on_write(struct ibv_mr *src, void *sbuf)
 {
 	unsigned char *dst = map_anon(PAGE), seen = 0xee;
 	struct ibv_mr *mr;
@@ -1096,8 +1098,9 @@ static int bench(void)
 			       n);
 			goto out;
 		}
-		printf("RSIM-BENCH odp %s write %zu pinned %.1f warm %.1f first %.1f fault_per_page %.2f\n",
-		       devname, n, p, w, f,
+		printf("RSIM-BENCH odp %s write %zu pinned %.1f warm %.1f ",
+		       devname, n, p, w);
+		printf("first %.1f fault_per_page %.2f\n", f,
 		       /* below the noise: none to tell */
 		       f > w ? (f - w) / (double)(n / PAGE) : 0.0);
 	}
@@ -1150,7 +1153,7 @@ int main(int argc, char **argv)
 		printf("FAIL alloc_pd: %s\nresult FAIL\n", strerror(errno));
 		return 1;
 	}
-	if (!caps(!do_bench)) {
+	if (!odp_caps_ok(!do_bench)) {
 		printf("odp caps none\nresult SKIP\n");
 		ibv_dealloc_pd(pd);
 		ibv_close_device(ctx);
@@ -1176,7 +1179,7 @@ int main(int argc, char **argv)
 		atomics_and_reads(src, sbuf);
 		injected(src, sbuf);
 		prefetch(src, sbuf);
-		fork_cow(src, sbuf);
+		fork_copy_on_write(src, sbuf);
 		moved(src, sbuf);
 		race(false);
 		race(true);

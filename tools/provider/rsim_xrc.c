@@ -297,6 +297,13 @@ static int ini_status(struct side *s, uint64_t id)
 	return st;
 }
 
+static int qp_reset(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
 /* the INI QP again, in RTS (an error put the last one in ERR) */
 static int reconnect(struct side *s)
 {
@@ -306,8 +313,7 @@ static int reconnect(struct side *s)
 	if (!s->ini)
 		return -1;
 	/* the TGT QP answers the INI QP it is connected to: from RESET */
-	if (ibv_modify_qp(s->tgt, &(struct ibv_qp_attr){
-				.qp_state = IBV_QPS_RESET }, IBV_QP_STATE) ||
+	if (qp_reset(s->tgt) ||
 	    qp_connect(s->tgt, s->ini->qp_num, s->lid, false))
 		return -1;
 	return qp_connect(s->ini, s->tgt->qp_num, s->lid, true);
@@ -347,8 +353,8 @@ static void rules(struct side *s)
 	/* a SEND: the SRQ's WR, its CQ, the TGT QP's number */
 	memset(s->buf, 0x5a, MSG);
 	memset(s->buf + MSG, 0, MSG);
-	if (post_recv(s, 100) || post_xrc(s->ini, s, s->srqn, IBV_WR_SEND,
-					   200, 0))
+	if (post_recv(s, 100) ||
+	    post_xrc(s->ini, s, s->srqn, IBV_WR_SEND, 200, 0))
 		return fail("send", "post errno %ld%ld", errno, 0);
 	st = poll_one(s->cq, &wc);
 	if (st == IBV_WC_SUCCESS && wc.wr_id == 200)
@@ -485,8 +491,7 @@ static void shared_dying(struct side *s, int fd)
 	if (pipe(p))
 		return fail("shared", "pipe errno %ld%ld", errno, 0);
 	/* the TGT QP in RTR and not connected to this process's INI QP */
-	if (ibv_modify_qp(s->tgt, &(struct ibv_qp_attr){
-				.qp_state = IBV_QPS_RESET }, IBV_QP_STATE)) {
+	if (qp_reset(s->tgt)) {
 		fail("shared", "TGT to RESET errno %ld%ld", errno, 0);
 		goto out;
 	}
