@@ -402,7 +402,8 @@ if [ -n "${RSIM_RDMA_CORE_ENV:-}" ] && [ -f "$RSIM_RDMA_CORE_ENV" ]; then
 		"odp write_first_touch ok" \
 		"odp dontneed_invalidates odp_invalidations grew" \
 		"odp write_into_hole ok" "odp implicit_past_end ok" \
-		"odp uc_write_first_touch ok" \
+		"odp uc_write_first_touch ok" "odp implicit_ranges_written 64" \
+		"odp implicit_range_past_bound ok" \
 		"odp fault_injected ok" "odp prefetch_bad_lkey EINVAL"
 	check "provider_odp_fork_mremap" lines /run/odp \
 		"odp write_after_fork ok" "odp fork_cow parent 0x33 child 0x22" \

@@ -15,7 +15,8 @@
  *    IBV_WC_LOC_PROT_ERR, as a HCA whose page fault cannot be resolved;
  *  - implicit ODP (ibv_reg_mr(pd, NULL, SIZE_MAX)): a WRITE anywhere the
  *    process has memory lands, into an unmapped range or past the end of
- *    the address space fails; an implicit MR with an iova is refused;
+ *    the address space fails; an implicit MR with an iova is refused; it
+ *    translates 64 GiB of distinct address space at most;
  *  - atomics into untouched ODP memory, an RDMA READ of untouched memory
  *    through a read-only ODP MR (zeros);
  *  - fault injection (debugfs fault/odp_fault/fail_nth): the WR fails as
@@ -575,6 +576,54 @@ out:
 		munmap(buf, LEN);
 	if (gone)
 		munmap(gone, PAGE);
+}
+
+/*
+ * An implicit MR translates 64 GiB of distinct address space at most (64
+ * children of 1 GiB, odp.c): a page in each of 64 GiB ranges lands, one in
+ * the 65th is refused as unresolvable, and the kernel allocated for 64
+ * ranges, not for the whole address space
+ */
+#define IMPLICIT_MAX_GB	64
+
+static void implicit_bounded(struct ibv_mr *src, void *sbuf)
+{
+	/* 1 GiB apart from 256 GiB on (UML gives a process 512 GiB) */
+	uintptr_t base = (uintptr_t)1 << 38;
+	struct ibv_mr *mr = ibv_reg_mr(pd, NULL, SIZE_MAX, ODP_ACCESS);
+	int i, st = IBV_WC_SUCCESS, n = 0;
+	void *p[IMPLICIT_MAX_GB + 1] = {};
+
+	if (!mr) {
+		fail("implicit_bounded", "reg_mr errno %ld%ld", errno, 0);
+		return;
+	}
+	for (i = 0; i <= IMPLICIT_MAX_GB; i++) {
+		p[i] = mmap((void *)(base + ((uintptr_t)i << 30)), PAGE,
+			    PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			    -1, 0);
+		if (p[i] == MAP_FAILED) {
+			p[i] = NULL;
+			fail("implicit_bounded", "mmap errno %ld%ld", errno, 0);
+			goto out;
+		}
+	}
+	for (i = 0; i < IMPLICIT_MAX_GB && st == IBV_WC_SUCCESS; i++, n++)
+		st = rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey, (uintptr_t)p[i],
+			  mr->rkey, PAGE);
+	printf("odp implicit_ranges_written %d\n", st == IBV_WC_SUCCESS ? n : -n);
+	if (st != IBV_WC_SUCCESS)
+		fail("implicit_bounded", "range %ld: status %ld", n, st);
+	expect_status("implicit_range_past_bound",
+		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
+			   (uintptr_t)p[IMPLICIT_MAX_GB], mr->rkey, PAGE),
+		      IBV_WC_REM_ACCESS_ERR);
+out:
+	ibv_dereg_mr(mr);
+	for (i = 0; i <= IMPLICIT_MAX_GB; i++)
+		if (p[i])
+			munmap(p[i], PAGE);
 }
 
 static void atomics_and_reads(struct ibv_mr *src, void *sbuf)
@@ -1176,6 +1225,7 @@ int main(int argc, char **argv)
 		uc_write(src, sbuf);
 		hole(src, sbuf);
 		implicit(src, sbuf);
+		implicit_bounded(src, sbuf);
 		atomics_and_reads(src, sbuf);
 		injected(src, sbuf);
 		prefetch(src, sbuf);

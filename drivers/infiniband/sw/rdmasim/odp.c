@@ -29,7 +29,8 @@
  * - Implicit ODP (start 0, length U64_MAX: the whole address space): the
  *   core's parent umem holds only the mm; a child umem with its own
  *   notifier covers each 1 GiB the data path touches (mlx5's model),
- *   made on the first fault there and kept until dereg; @parts finds it.
+ *   made on the first fault there and kept until dereg; @parts finds it;
+ *   RSIM_ODP_MAX_CHILDREN of them at most.
  *
  * Lifetime: @live (a rwsem) is held for reading by every fault and for
  * writing by dereg, which then releases the umems; faults that come
@@ -51,6 +52,14 @@
 /* an implicit MR's child covers this much of the address space */
 #define RSIM_ODP_CHILD_SHIFT	30
 #define RSIM_ODP_CHILD_SIZE	BIT_ULL(RSIM_ODP_CHILD_SHIFT)
+/*
+ * An implicit MR's children at most: the translation of 64 GiB of distinct
+ * address space, 128 MiB of page words charged to the process. A fault
+ * that needs one more fails (a WR with it completes in error, as on a HCA
+ * out of translation resources): a hostile process cannot make the
+ * kernel allocate for its whole address space.
+ */
+#define RSIM_ODP_MAX_CHILDREN	64
 /* a word of @pages: the page, and this bit if the device may write it */
 #define RSIM_ODP_WRITABLE	1UL
 /* the longest a fault delay (debugfs odp_delay_ms) may hold a fault */
@@ -79,6 +88,7 @@ struct rsim_odp_part {
  * @parts: an implicit MR's children, by address >> RSIM_ODP_CHILD_SHIFT;
  *	stored under @grow and @live (read), erased only by dereg
  * @grow: serializes the making of children
+ * @nchildren: children made (under @grow), RSIM_ODP_MAX_CHILDREN at most
  * @live: read by faults, written by dereg (see the top)
  * @dead: dereg has begun: faults fail
  * @pending: advise_mr work items that hold the MR
@@ -90,6 +100,7 @@ struct rsim_odp {
 	struct ib_umem_odp *root;
 	struct xarray parts;
 	struct mutex grow;	/* serializes making children of @root */
+	u32 nchildren;
 	struct rw_semaphore live;	/* protects @dead against the umems' release */
 	bool dead;
 	atomic_t pending;
@@ -281,6 +292,10 @@ static struct rsim_odp_part *rsim_odp_child(struct rsim_mr *mr, u64 va)
 	p = xa_load(&odp->parts, idx);
 	if (p)
 		goto out_unlock;
+	if (odp->nchildren >= RSIM_ODP_MAX_CHILDREN) {
+		p = ERR_PTR(-ENOSPC);
+		goto out_unlock;
+	}
 	p = rsim_should_fail(mr->rsim, RSIM_FAULT_ALLOC) ? NULL :
 	    kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p) {
@@ -306,6 +321,7 @@ static struct rsim_odp_part *rsim_odp_child(struct rsim_mr *mr, u64 va)
 	err = xa_err(xa_store(&odp->parts, idx, p, GFP_KERNEL_ACCOUNT));
 	if (err)
 		goto err_release;
+	odp->nchildren++;
 	goto out_unlock;
 
 err_release:
