@@ -70,6 +70,9 @@
 
 #include "rsim_open.h"
 
+#define RSIM_EXPECT_TAG "odp"
+#include "rsim_expect.h"
+
 #define LEN		(64 * 1024)
 #define PAGE		4096
 #define ODP_ACCESS	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
@@ -83,29 +86,6 @@ static const char *devname = "rdmasim0";
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static uint16_t lid;
-static int failures;
-
-static void fail(const char *what, const char *fmt, long a, long b)
-{
-	printf("FAIL %s: ", what);
-	printf(fmt, a, b);
-	printf("\n");
-	failures++;
-}
-
-/* an errno's name for the "odp <case> <result>" lines */
-static const char *ename(int e)
-{
-	switch (e) {
-	case 0: return "0";
-	case EINVAL: return "EINVAL";
-	case EPERM: return "EPERM";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EFAULT: return "EFAULT";
-	case ENOENT: return "ENOENT";
-	default: return "other";
-	}
-}
 
 /* one of the device's debugfs datapath counters, or -1 */
 static long long counter(const char *name)
@@ -148,45 +128,27 @@ struct loop {
 	struct ibv_qp *qp;
 };
 
-/* RoCE (rxe0 in make bench): connected to itself by its GID 0 */
+/*
+ * an RC QP connected to itself: by the port's LID, or on RoCE (rxe0 in
+ * make bench) by its GID 0
+ */
 static int connect_self(struct ibv_qp *qp)
 {
+	struct ibv_ah_attr ah = { .dlid = lid, .port_num = 1 };
 	struct ibv_port_attr pa;
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = QP_ACCESS,
-	};
 
 	if (ibv_query_port(ctx, 1, &pa))
 		return -1;
-	if (pa.link_layer != IBV_LINK_LAYER_ETHERNET)
-		return rsim_connect_self(qp, lid, QP_ACCESS, IBV_MTU_1024, 4);
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+	if (pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		ah.dlid = 0;
+		ah.is_global = 1;
+		ah.grh.hop_limit = 1;
+		if (ibv_query_gid(ctx, 1, 0, &ah.grh.dgid))
+			return -1;
+	}
+	if (rsim_qp_to_rtr(qp, qp->qp_num, &ah, QP_ACCESS, IBV_MTU_1024, 4))
 		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qp->qp_num;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_query_gid(ctx, 1, 0, &a.ah_attr.grh.dgid) ||
-	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return rsim_qp_to_rts(qp, 4);
 }
 
 static int loop_open(struct loop *l)
@@ -221,17 +183,7 @@ static void loop_close(struct loop *l)
 /* one completion within a few seconds: its status, or -1 */
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	int i, n;
-
-	for (i = 0; i < 5000; i++) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			return -1;
-		if (n == 1)
-			return wc->status;
-		usleep(1000);
-	}
-	return -1;
+	return rsim_poll_one(cq, wc, 5000);
 }
 
 /*
@@ -297,21 +249,6 @@ static void fill(void *p, size_t len, int seed)
 		((unsigned char *)p)[i] = (unsigned char)(i * 7 + seed);
 }
 
-static void expect_status(const char *what, int got, int want)
-{
-	printf("odp %s %s\n", what, got == want ? "ok" :
-	       got < 0 ? "no-completion" : ibv_wc_status_str(got));
-	if (got != want)
-		fail(what, "status %ld, want %ld", got, want);
-}
-
-static void expect_errno(const char *what, int got, int want)
-{
-	printf("odp %s %s\n", what, ename(got));
-	if (got != want)
-		fail(what, "errno %ld, want %ld", got, want);
-}
-
 static void expect_grew(const char *what, const char *name,
 			long long before)
 {
@@ -320,6 +257,16 @@ static void expect_grew(const char *what, const char *name,
 	printf("odp %s %s %s\n", what, name, now > before ? "grew" : "same");
 	if (now <= before)
 		fail(what, "counter did not grow: %ld -> %ld", before, now);
+}
+
+/* a WRITE of @len from @from (@lkey) to @to (@rkey) completes and lands */
+static void expect_write_lands(const char *what, void *from, uint32_t lkey,
+			       void *to, uint32_t rkey, uint32_t len)
+{
+	expect_status(what, rdma(IBV_WR_RDMA_WRITE, from, lkey, (uintptr_t)to,
+				 rkey, len), IBV_WC_SUCCESS);
+	if (memcmp(to, from, len))
+		fail(what, "data differ%ld%ld", 0, 0);
 }
 
 /* ---- the cases ---- */
@@ -442,20 +389,13 @@ static void fault_in(struct ibv_mr *src, void *sbuf)
 	}
 	fill(sbuf, LEN, 1);
 	f = counter("odp_faults");
-	expect_status("write_first_touch",
-		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
-			   (uintptr_t)dst, mr->rkey, LEN), IBV_WC_SUCCESS);
-	if (memcmp(dst, sbuf, LEN))
-		fail("write_first_touch", "data differ%ld%ld", 0, 0);
+	expect_write_lands("write_first_touch", sbuf, src->lkey,
+			   dst, mr->rkey, LEN);
 	expect_grew("write_first_touch", "odp_faults", f);
 
 	f = counter("odp_faults");
 	fill(sbuf, LEN, 2);
-	expect_status("write_warm",
-		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
-			   (uintptr_t)dst, mr->rkey, LEN), IBV_WC_SUCCESS);
-	if (memcmp(dst, sbuf, LEN))
-		fail("write_warm", "data differ%ld%ld", 0, 0);
+	expect_write_lands("write_warm", sbuf, src->lkey, dst, mr->rkey, LEN);
 	if (counter("odp_faults") != f)
 		fail("write_warm", "faulted again: %ld -> %ld", f,
 		     counter("odp_faults"));
@@ -465,22 +405,15 @@ static void fault_in(struct ibv_mr *src, void *sbuf)
 	expect_grew("dontneed_invalidates", "odp_invalidations", inv);
 	f = counter("odp_faults");
 	fill(sbuf, LEN, 3);
-	expect_status("write_after_dontneed",
-		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
-			   (uintptr_t)dst, mr->rkey, LEN), IBV_WC_SUCCESS);
-	if (memcmp(dst, sbuf, LEN))
-		fail("write_after_dontneed", "data differ%ld%ld", 0, 0);
+	expect_write_lands("write_after_dontneed", sbuf, src->lkey,
+			   dst, mr->rkey, LEN);
 	expect_grew("write_after_dontneed", "odp_faults", f);
 
 	/* the ODP MR as the source of a WRITE into the pinned one */
 	madvise(dst, LEN, MADV_DONTNEED);
 	fill(dst, LEN, 4);
 	memset(sbuf, 0, LEN);
-	expect_status("odp_source",
-		      rdma(IBV_WR_RDMA_WRITE, dst, mr->lkey,
-			   (uintptr_t)sbuf, src->rkey, LEN), IBV_WC_SUCCESS);
-	if (memcmp(dst, sbuf, LEN))
-		fail("odp_source", "data differ%ld%ld", 0, 0);
+	expect_write_lands("odp_source", dst, mr->lkey, sbuf, src->rkey, LEN);
 	ibv_dereg_mr(mr);
 out:
 	if (dst)
@@ -544,11 +477,8 @@ static void implicit(struct ibv_mr *src, void *sbuf)
 	if (!mr || !buf || !gone)
 		goto out;
 	fill(sbuf, LEN, 5);
-	expect_status("implicit_write",
-		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
-			   (uintptr_t)buf, mr->rkey, LEN), IBV_WC_SUCCESS);
-	if (memcmp(buf, sbuf, LEN))
-		fail("implicit_write", "data differ%ld%ld", 0, 0);
+	expect_write_lands("implicit_write", sbuf, src->lkey,
+			   buf, mr->rkey, LEN);
 	/* a local SGE through the implicit lkey */
 	memset(buf, 0x5a, PAGE);
 	expect_status("implicit_local_sge",
@@ -699,11 +629,8 @@ static void injected(struct ibv_mr *src, void *sbuf)
 		      IBV_WC_REM_ACCESS_ERR);
 	expect_grew("fault_injected", "odp_fault_errors", err);
 	fill(sbuf, LEN, 6);
-	expect_status("after_injected",
-		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey,
-			   (uintptr_t)dst, mr->rkey, LEN), IBV_WC_SUCCESS);
-	if (memcmp(dst, sbuf, LEN))
-		fail("after_injected", "data differ%ld%ld", 0, 0);
+	expect_write_lands("after_injected", sbuf, src->lkey,
+			   dst, mr->rkey, LEN);
 	/* a fault held back: the WRITE waits for it and lands */
 	madvise(dst, LEN, MADV_DONTNEED);
 	if (!write_knob("odp_delay_ms", "50")) {
@@ -1041,11 +968,8 @@ static void moved(struct ibv_mr *src, void *sbuf)
 		goto out;
 	}
 	fill(sbuf, LEN, 8);
-	expect_status("write_after_mremap_back",
-		      rdma(IBV_WR_RDMA_WRITE, sbuf, src->lkey, (uintptr_t)dst,
-			   mr->rkey, LEN), IBV_WC_SUCCESS);
-	if (memcmp(dst, sbuf, LEN))
-		fail("mremap", "data differ%ld%ld", 0, 0);
+	expect_write_lands("write_after_mremap_back", sbuf, src->lkey,
+			   dst, mr->rkey, LEN);
 out:
 	if (mr)
 		ibv_dereg_mr(mr);
@@ -1239,6 +1163,6 @@ int main(int argc, char **argv)
 		munmap(sbuf, LEN);
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
-	printf("result %s\n", failures ? "FAIL" : "PASS");
-	return failures ? 1 : 0;
+	printf("result %s\n", rsim_failures ? "FAIL" : "PASS");
+	return rsim_failures ? 1 : 0;
 }

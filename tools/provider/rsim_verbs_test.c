@@ -69,6 +69,8 @@
 #include <infiniband/driver.h>
 #include <rdmasim/rdmasim-abi.h>
 
+#include "rsim_open.h"
+
 #define MR_LEN (64 * 1024)
 #define MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | \
 		   IBV_ACCESS_REMOTE_WRITE)
@@ -561,17 +563,7 @@ static int qp_to(struct ibv_qp *qp, enum ibv_qp_state state)
 /* one completion within about a second; its status, or -1 */
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	int i, n;
-
-	for (i = 0; i < 1000; i++) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			return -1;
-		if (n == 1)
-			return wc->status;
-		usleep(1000);
-	}
-	return -1;
+	return rsim_poll_one(cq, wc, 1000);
 }
 
 /* an RDMA write through <mr> (local source) into <dst>: 0 if it landed */

@@ -45,60 +45,18 @@
 
 #include "rsim_open.h"
 
+#define RSIM_EXPECT_TAG "xrc"
+#include "rsim_expect.h"
+
 #define MSG		256
 #define NWR		16
 
 static const char *devname = "rdmasim0";
-static int failures;
-
-static void fail(const char *what, const char *fmt, long a, long b)
-{
-	printf("FAIL %s: ", what);
-	printf(fmt, a, b);
-	printf("\n");
-	failures++;
-}
-
-static const char *ename(int e)
-{
-	switch (e) {
-	case 0: return "0";
-	case EINVAL: return "EINVAL";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case ENOMEM: return "ENOMEM";
-	default: return "other";
-	}
-}
-
-static void expect_errno(const char *what, int got, int want)
-{
-	printf("xrc %s %s\n", what, ename(got));
-	if (got != want)
-		fail(what, "errno %ld, want %ld", got, want);
-}
-
-static void expect_status(const char *what, int got, int want)
-{
-	printf("xrc %s %s\n", what, got == want ? "ok" :
-	       got < 0 ? "no-completion" : ibv_wc_status_str(got));
-	if (got != want)
-		fail(what, "status %ld, want %ld", got, want);
-}
 
 /* one completion within a few seconds: its status, or -1 */
 static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	int i, n;
-
-	for (i = 0; i < 5000; i++) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			return -1;
-		if (n == 1)
-			return wc->status;
-		usleep(1000);
-	}
-	return -1;
+	return rsim_poll_one(cq, wc, 5000);
 }
 
 /* what one process holds: a context, a domain, an SRQ, two QPs */
@@ -132,39 +90,12 @@ static struct ibv_xrcd *open_xrcd(struct ibv_context *ctx, int fd)
 static int qp_connect(struct ibv_qp *qp, uint32_t dest, uint16_t lid,
 		      bool rts)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
-	};
+	struct ibv_ah_attr ah = { .dlid = lid, .port_num = 1 };
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+	if (rsim_qp_to_rtr(qp, dest, &ah, IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ, IBV_MTU_1024, 1))
 		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.dlid = lid;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	if (!rts)
-		return 0;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return rts ? rsim_qp_to_rts(qp, 1) : 0;
 }
 
 static struct ibv_qp *new_ini(struct side *s)
@@ -578,6 +509,6 @@ int main(int argc, char **argv)
 	side_close(&s);
 	close(fd);
 	close(fd2);
-	printf("result %s\n", failures ? "FAIL" : "PASS");
-	return failures ? 1 : 0;
+	printf("result %s\n", rsim_failures ? "FAIL" : "PASS");
+	return rsim_failures ? 1 : 0;
 }
