@@ -2085,39 +2085,6 @@ static void rsim_srq_free(struct rsim_srq *srq)
 	free(srq);
 }
 
-static struct ibv_srq *rsim_create_srq(struct ibv_pd *pd,
-				       struct ibv_srq_init_attr *attr)
-{
-	struct rsim_create_srq_ex_resp resp = {};
-	bool map = to_rsim_ctx(pd->context)->map & RSIM_UCTX_MAP_RQ;
-	struct ibv_create_srq cmd = {};
-	struct rsim_srq *srq;
-	int ret;
-
-	srq = calloc(1, sizeof(*srq));
-	if (!srq) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
-	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp,
-				 map ? sizeof(resp) : sizeof(resp.ibv_resp));
-	if (ret)
-		goto err_free;
-	if (map && rsim_urq_map(&srq->rq, pd->context, &resp.drv.rq)) {
-		ret = errno;
-		ibv_cmd_destroy_srq(&srq->vsrq.srq);
-		goto err_free;
-	}
-	return &srq->vsrq.srq;
-
-err_free:
-	rsim_srq_free(srq);
-	errno = ret;
-	return NULL;
-}
-
 /*
  * A resize of a mapped SRQ gives it a new ring (the kernel writes it into
  * @resp): posts stop while the command runs, then go to the new ring from
@@ -2160,11 +2127,6 @@ out:
 	return ret;
 }
 
-struct rsim_create_xsrq_resp {
-	struct ib_uverbs_create_srq_resp ibv_resp;
-	struct rsim_create_srq_resp drv;
-};
-
 /*
  * An SRQ with the extended attributes: basic, or XRC (of an XRC domain,
  * completing to its own CQ; ibv_get_srq_num() gives its number, which
@@ -2173,7 +2135,7 @@ struct rsim_create_xsrq_resp {
 static struct ibv_srq *rsim_create_srq_ex(struct ibv_context *ctx,
 					  struct ibv_srq_init_attr_ex *attr)
 {
-	struct rsim_create_xsrq_resp resp = {};
+	struct rsim_create_srq_ex_resp resp = {};
 	bool map = to_rsim_ctx(ctx)->map & RSIM_UCTX_MAP_RQ;
 	struct ibv_create_xsrq cmd = {};
 	struct rsim_srq *srq;
@@ -2201,6 +2163,24 @@ err_free:
 	rsim_srq_free(srq);
 	errno = ret;
 	return NULL;
+}
+
+/* a basic SRQ: rsim_create_srq_ex()'s, its attributes as granted */
+static struct ibv_srq *rsim_create_srq(struct ibv_pd *pd,
+				       struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex ex = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD,
+		.srq_type = IBV_SRQT_BASIC,
+		.pd = pd,
+	};
+	struct ibv_srq *srq = rsim_create_srq_ex(pd->context, &ex);
+
+	if (srq)
+		attr->attr = ex.attr;
+	return srq;
 }
 
 static int rsim_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
