@@ -7,6 +7,7 @@
 #define RDMASIM_KUNIT_HELPERS_H
 
 #include <kunit/test.h>
+#include <rdmasim/kunit-mm.h>
 #include <rdma/ib_verbs.h>
 
 #include "rdmasim.h"
@@ -72,8 +73,6 @@ int rsim_kunit_ev_seen(struct rsim_kunit_ev_count *e,
 int rsim_kunit_ud_to_rts(struct ib_qp *qp, u32 qkey, u16 pkey_index);
 struct ib_dmah *rsim_kunit_dmah(struct kunit *test, struct rsim_dev *rsim,
 				u8 fields, u32 cpu, u32 mem_type, u8 ph);
-unsigned long rsim_kunit_vm_mmap(struct kunit *test, size_t len,
-				 unsigned long prot);
 struct ib_mr *rsim_kunit_user_mr(struct kunit *test, struct ib_pd *pd,
 				 size_t len, int access, struct ib_dmah *dmah,
 				 unsigned long *uaddr);

@@ -10,11 +10,10 @@
  * address space as it changes (the core's mmu_interval_notifier).
  */
 
-#include <linux/kthread.h>
 #include <linux/mman.h>
-#include <linux/sched/mm.h>
 #include <linux/uaccess.h>
 #include <rdma/ib_verbs.h>
+#include <rdmasim/kunit-mm.h>
 
 #include "conformance.h"
 
@@ -38,27 +37,6 @@ struct rcf_odp {
 	unsigned long uaddr;
 	struct ib_mr *mr;
 };
-
-/*
- * The test's own mm, attached before kunit_vm_mmap() makes one: that one
- * leaks on 6.12 (kthread_use_mm()'s reference is never dropped, as no
- * kthread_unuse_mm() can run in the case's kthread). Attached here, the
- * reference is given back at once and the kthread's exit frees the mm
- * (rdmasim's KUnit helpers do the same, kunit/helpers.c).
- */
-static void rcf_odp_attach_mm(struct kunit *test)
-{
-	struct mm_struct *mm;
-
-	if (current->mm)
-		return;
-	mm = mm_alloc();
-	KUNIT_ASSERT_NOT_NULL(test, mm);
-	mm->task_size = TASK_SIZE;
-	arch_pick_mmap_layout(mm, &current->signal->rlim[RLIMIT_STACK]);
-	kthread_use_mm(mm);
-	mmdrop(mm);
-}
 
 static void rcf_odp_mr_free(void *mr)
 {
@@ -111,11 +89,8 @@ static struct rcf_odp *rcf_odp_new(struct kunit *test, bool with_mr)
 	for (i = 0; i < RCF_ODP_PAGES * PAGE_SIZE; i++)
 		o->src->va[i] = i * 7 + 3;
 	rcf_buf_sync_dev(o->src);
-	rcf_odp_attach_mm(test);
-	o->uaddr = kunit_vm_mmap(test, NULL, 0, RCF_ODP_PAGES * PAGE_SIZE,
-				 PROT_READ | PROT_WRITE,
-				 MAP_ANONYMOUS | MAP_PRIVATE, 0);
-	KUNIT_ASSERT_NE_MSG(test, o->uaddr, 0, "no user memory for the test");
+	o->uaddr = rsim_kunit_vm_mmap(test, RCF_ODP_PAGES * PAGE_SIZE,
+				      PROT_READ | PROT_WRITE);
 	if (with_mr) {
 		o->mr = rcf_odp_reg(test, pd_b, o->uaddr,
 				    RCF_ODP_PAGES * PAGE_SIZE, o->uaddr);
