@@ -220,6 +220,7 @@ void rsim_debugfs_init(void)
 	rsim_debugfs_root = debugfs_create_dir(RSIM_DRV_NAME, NULL);
 	rsim_puda_init(rsim_debugfs_root);
 	rsim_sa_debugfs_init(rsim_debugfs_root);
+	rsim_fabric_debugfs_init(rsim_debugfs_root);
 }
 
 void rsim_debugfs_exit(void)

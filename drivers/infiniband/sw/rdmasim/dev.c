@@ -221,7 +221,7 @@ static int rsim_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->gid_tbl_len = rsim_is_roce(rsim) ? RSIM_ROCE_GID_TBL_LEN : 1;
 	/* RoCE: no SM, no LIDs; the CM over QP1 */
 	attr->port_cap_flags = rsim_is_roce(rsim) ? IB_PORT_CM_SUP :
-						    RSIM_PORT_CAP_FLAGS;
+						    rsim_port_cap_flags(rsim);
 	attr->max_msg_sz = RSIM_MAX_MSG;
 	attr->pkey_tbl_len = rsim->cfg.limits.pkey_tbl_len;
 	attr->lmc = 0;
@@ -249,15 +249,18 @@ static int rsim_query_gid(struct ib_device *ibdev, u32 port_num, int index,
  * @rsim: device
  * @index: the entry, below pkey_tbl_len
  *
- * Entry 0 is the default partition's full member; the others are 0 (not
- * a valid P_Key, so they match nothing).
+ * Entry 0 is the default partition's full member and the others are 0
+ * (not a valid P_Key, so they match nothing), until an SM writes the
+ * table (SubnSet(P_KeyTable), mad.c).
  *
  * Context: any.
  * Return: the P_Key.
  */
 u16 rsim_port_pkey(const struct rsim_dev *rsim, u16 index)
 {
-	return index == 0 ? IB_DEFAULT_PKEY_FULL : 0;
+	if (index >= rsim->cfg.limits.pkey_tbl_len)
+		return 0;
+	return READ_ONCE(rsim->port.pkeys[index]);
 }
 
 static int rsim_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
@@ -317,6 +320,7 @@ void rsim_port_dispatch(struct rsim_dev *rsim, u32 events)
 	static const enum ib_event_type type[] = {
 		IB_EVENT_PORT_ERR, IB_EVENT_PORT_ACTIVE, IB_EVENT_LID_CHANGE,
 		IB_EVENT_SM_CHANGE, IB_EVENT_CLIENT_REREGISTER,
+		IB_EVENT_PKEY_CHANGE,
 	};
 	unsigned int i;
 
@@ -389,6 +393,25 @@ bool rsim_port_passes(struct rsim_dev *rsim, enum ib_qp_type sender)
 		st != IB_PORT_NOP);
 }
 
+/**
+ * rsim_port_cap_flags() - an InfiniBand port's CapabilityMask
+ * @rsim: the device
+ *
+ * IsSM while the built-in SM serves, or while a process holds the port's
+ * issm device open (another SM runs there).
+ *
+ * Context: any.
+ * Return: the IB_PORT_* flags.
+ */
+u32 rsim_port_cap_flags(struct rsim_dev *rsim)
+{
+	u32 caps = RSIM_PORT_CAP_FLAGS;
+
+	if (!rsim_fabric_sm_on() && !READ_ONCE(rsim->port.issm))
+		caps &= ~IB_PORT_SM;
+	return caps;
+}
+
 static int rsim_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
 			    struct ib_port_modify *props)
 {
@@ -405,6 +428,11 @@ static int rsim_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
 	spin_lock_bh(&rsim->port.lock);
 	if (mask & IB_PORT_RESET_QKEY_CNTR)
 		rsim->port.qkey_viol = 0;
+	/* opening and closing issm (user_mad.c) */
+	if (props->set_port_cap_mask & IB_PORT_SM)
+		WRITE_ONCE(rsim->port.issm, true);
+	if (props->clr_port_cap_mask & IB_PORT_SM)
+		WRITE_ONCE(rsim->port.issm, false);
 	spin_unlock_bh(&rsim->port.lock);
 	return 0;
 }
@@ -620,6 +648,7 @@ static void rsim_port_init(struct rsim_dev *rsim)
 	port->speed_enabled = RSIM_PORT_SPEEDS;
 	port->speed_ext_enabled = RSIM_PORT_SPEEDS_EXT;
 	port->guid = cpu_to_be64(be64_to_cpu(rsim->ibdev.node_guid) + 1);
+	port->pkeys[0] = IB_DEFAULT_PKEY_FULL;
 }
 
 /**
@@ -646,6 +675,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 		return err;
 	}
 	if (!lim->max_fast_reg_page_list_len || !lim->pkey_tbl_len ||
+	    lim->pkey_tbl_len > RSIM_PKEYS_MAX ||
 	    !lim->max_cqe || !lim->max_qp_wr ||
 	    lim->max_recv_sge > RSIM_RECV_SGE_CEIL)
 		return -EINVAL;

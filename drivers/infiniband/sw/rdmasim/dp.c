@@ -182,6 +182,9 @@ struct rsim_budget {
  * @n: notifications to deliver once no lock is held
  * @mcast: a multicast datagram: each receiving port counted what it
  *	received (rsim_dp_ud_mcast())
+ * @fab: a MAD the fabric carried (rsim_dp_fabric_mad()): it arrives from
+ *	@fab_slid, a switch's or the permissive LID
+ * @fab_slid: its source LID
  */
 struct rsim_exec {
 	struct rsim_dev *rsim;
@@ -211,6 +214,8 @@ struct rsim_exec {
 	bool odp_move;
 	bool steered;
 	bool mcast;
+	bool fab;
+	u16 fab_slid;
 	u8 ph;
 	u64 len;
 	struct rsim_srq *xsrq;
@@ -783,10 +788,13 @@ static void rsim_port_violation(struct rsim_dev *rsim, bool qkey)
  * (rsim_roce_route()); this one or another. NULL if none.
  */
 static struct rsim_dev *rsim_dp_route(struct rsim_dev *from, u16 dlid,
-				      const union ib_gid *dgid)
+				      const union ib_gid *dgid, u64 bytes)
 {
 	if (rsim_is_roce(from))
 		return rsim_roce_route(from, dgid);
+	/* the fabric's switch ports count what crosses them */
+	if (rsim_fabric_member(from))
+		return rsim_fabric_route(from, dlid, bytes);
 	return rsim_subnet_route(from, dlid);
 }
 
@@ -822,7 +830,7 @@ static struct rsim_qp *rsim_dp_dest_get(struct rsim_exec *x, u16 dlid,
 
 	if (!rsim_port_passes(x->rsim, type))
 		return NULL;
-	to = rsim_dp_route(x->rsim, dlid, &grh->dgid);
+	to = rsim_dp_route(x->rsim, dlid, &grh->dgid, x->len);
 	if (!to)
 		return NULL;
 	dest = to == x->rsim || rsim_port_passes(to, type) ?
@@ -1418,7 +1426,7 @@ static void rsim_dp_deliver(struct rsim_exec *x, struct ib_wc *wc)
 	wc->opcode = wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM ?
 		     IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV;
 	wc->src_qp = x->qp->ibqp.qp_num;
-	wc->slid = READ_ONCE(x->rsim->port.lid);
+	wc->slid = x->fab ? x->fab_slid : READ_ONCE(x->rsim->port.lid);
 	wc->port_num = RSIM_PORT;
 	if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
 	    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM) {
@@ -1724,6 +1732,60 @@ static int rsim_dp_ud_mcast(struct rsim_exec *x, bool has_grh, int net_type,
 }
 
 /*
+ * A MAD from QP0 or QP1 of a port in the fabric (fabric.c): the device
+ * reads it into a buffer of its own (rsim_dp_mad_rx()), and the fabric
+ * carries it, through the switches' forwarding tables or, a
+ * directed-route SMP, hop by hop; a switch on the way may answer it in
+ * place (its SMA or PMA), and the answer comes back to the sender. Where
+ * it lands it is received as any datagram for QP0 or QP1.
+ */
+static int rsim_dp_fabric_mad(struct rsim_exec *x, bool has_grh,
+			      int net_type, const struct ib_grh *grh)
+{
+	struct rsim_puda_pool *pool = x->rsim->mad_pool;
+	enum ib_qp_type type = x->qp->ibqp.qp_type;
+	struct rsim_fab_hit hit;
+	struct rsim_puda_buf *buf;
+	struct rsim_qp *dest;
+	int ret;
+
+	if (!rsim_port_passes(x->rsim, type))
+		return RSIM_EXEC_DROP;
+	x->prsim = x->rsim;
+	buf = rsim_dp_mad_rx(x, has_grh ? grh : NULL, &ret);
+	if (!buf)
+		return ret;
+	ret = RSIM_EXEC_DROP;
+	if (rsim_fabric_mad(x->rsim, x->qp->ibqp.qp_num, x->wqe->remote_qpn,
+			    rdma_ah_get_dlid(&x->wqe->ah),
+			    buf->data + RSIM_UD_GRH, x->len, &hit))
+		goto put_buf;
+	if (hit.ca != x->rsim && !rsim_port_passes(hit.ca, type))
+		goto put_ca;
+	dest = rsim_qp_get(hit.ca, hit.qpn);
+	if (!dest)
+		goto put_ca;
+	if (READ_ONCE(dest->dying) || !rsim_qp_receives(READ_ONCE(dest->state))) {
+		rsim_qp_put(dest);
+		goto put_ca;
+	}
+	x->prsim = hit.ca;
+	x->peer = rsim_dp_ud_accept(x, dest);
+	if (!x->peer)
+		goto put_ca;
+	x->fab = true;
+	x->fab_slid = hit.slid;
+	ret = rsim_dp_ud_land(x, has_grh, net_type, buf->data,
+			      buf->data + RSIM_UD_GRH);
+	x->fab = false;
+put_ca:
+	rsim_fabric_put(x->rsim, hit.ca);
+put_buf:
+	rsim_puda_put(pool, buf);
+	return ret;
+}
+
+/*
  * A UD SEND: at most one path MTU; the receive WR gets the GRH's 40 bytes
  * (written only if the address vector has a GRH) and then the payload.
  * No RNR: without a receive WR the message is lost. Datagrams for QP0 and
@@ -1754,6 +1816,8 @@ static int rsim_dp_exec_ud(struct rsim_exec *x)
 		if (net_type < 0)
 			return RSIM_EXEC_DROP;
 	}
+	if (rsim_qp_is_special(x->qp) && rsim_fabric_member(x->rsim))
+		return rsim_dp_fabric_mad(x, has_grh, net_type, &grh);
 	if (rsim_dp_ud_is_mcast(x)) {
 		ret = rsim_dp_odp_move(x, NULL);
 		if (ret)
@@ -2425,7 +2489,7 @@ void rsim_dp_wake_qpn(struct rsim_dev *rsim, u16 dlid,
 	struct rsim_qp *qp;
 	bool run = false;
 
-	to = rsim_dp_route(rsim, dlid, dgid);
+	to = rsim_dp_route(rsim, dlid, dgid, 0);
 	if (!to)
 		return;
 	qp = rsim_qp_get(to, qpn);

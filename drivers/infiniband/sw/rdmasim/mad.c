@@ -18,11 +18,13 @@
  *
  * The SMA serves what a CA port answers a subnet manager: SubnGet of
  * NodeDescription, NodeInfo, GUIDInfo, PortInfo, P_KeyTable and SMInfo
- * (the port is its own SM), and SubnSet(PortInfo) for the fields IBA
+ * (the port is its own SM), SubnSet(PortInfo) for the fields IBA
  * 14.2.5.6 lets an SM write, validated as a whole before anything
- * changes. M_Key protection (IBA 14.2.4) guards every SMP: an SMP whose
- * M_Key does not match is dropped as the protection level says, counted
- * in M_KeyViolations, and starts the M_Key lease.
+ * changes, and SubnSet(P_KeyTable) (an SM's partitions). With the
+ * built-in SM off (fabric.c), SMInfo is left to another SM on the port.
+ * M_Key protection (IBA 14.2.4) guards every SMP: an SMP whose M_Key
+ * does not match is dropped as the protection level says, counted in
+ * M_KeyViolations, and starts the M_Key lease.
  */
 
 #include <linux/jiffies.h>
@@ -113,7 +115,7 @@ void rsim_mad_port_info(struct rsim_dev *rsim, void *data, bool show_mkey)
 	pi->gid_prefix = cpu_to_be64(RSIM_GID_PREFIX);
 	pi->lid = cpu_to_be16(p.lid);
 	pi->sm_lid = cpu_to_be16(p.sm_lid);
-	pi->cap_mask = cpu_to_be32(RSIM_PORT_CAP_FLAGS);
+	pi->cap_mask = cpu_to_be32(rsim_port_cap_flags(rsim));
 	pi->mkey_lease_period = cpu_to_be16(p.mkey_lease);
 	pi->local_port_num = RSIM_PORT;
 	pi->link_width_enabled = p.width_enabled;
@@ -211,8 +213,7 @@ static u16 rsim_sma_get(struct rsim_dev *rsim, struct ib_smp *smp,
 		for (i = 0; i < RSIM_PKEYS_PER_BLOCK; i++) {
 			u32 index = (mod & 0xffff) * RSIM_PKEYS_PER_BLOCK + i;
 
-			pkeys[i] = cpu_to_be16(index == 0 ? IB_DEFAULT_PKEY_FULL :
-					       0);
+			pkeys[i] = cpu_to_be16(rsim_port_pkey(rsim, index));
 		}
 		break;
 	default:
@@ -356,12 +357,50 @@ static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 		rsim_subnet_sweep_locked(rsim);
 	rsim_subnet_unlock_bh();
 	rsim_port_dispatch(rsim, ev);
+	/* a link of the fabric retrains: its far end comes back in Init */
+	if (state == IB_PORT_DOWN && new_phys == IB_PORT_PHYS_STATE_LINK_UP &&
+	    rsim_fabric_member(rsim))
+		rsim_fabric_ca_retrain(rsim);
 	return IB_MGMT_MAD_STATUS_SUCCESS;
 
 invalid:
 	spin_unlock_bh(&port->lock);
 	rsim_subnet_unlock_bh();
 	return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+}
+
+/*
+ * SubnSet(P_KeyTable), IBA 14.2.5.7: a block of 32 entries (the low 16
+ * bits of the modifier; a CA ignores the port in the high ones); entries
+ * past the table's length are ignored. The core rereads the table at the
+ * PKEY_CHANGE event.
+ */
+static u16 rsim_sma_set_pkeys(struct rsim_dev *rsim, struct ib_smp *smp)
+{
+	u32 block = be32_to_cpu(smp->attr_mod) & 0xffff;
+	u16 npkeys = rsim->cfg.limits.pkey_tbl_len;
+	const __be16 *pkeys = (const __be16 *)smp->data;
+	bool changed = false;
+	u32 i;
+
+	if (block * RSIM_PKEYS_PER_BLOCK >= npkeys)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_bh(&rsim->port.lock);
+	for (i = 0; i < RSIM_PKEYS_PER_BLOCK; i++) {
+		u32 index = block * RSIM_PKEYS_PER_BLOCK + i;
+		u16 pkey = be16_to_cpu(pkeys[i]);
+
+		if (index >= npkeys)
+			break;
+		if (rsim->port.pkeys[index] != pkey) {
+			WRITE_ONCE(rsim->port.pkeys[index], pkey);
+			changed = true;
+		}
+	}
+	spin_unlock_bh(&rsim->port.lock);
+	if (changed)
+		rsim_port_dispatch(rsim, RSIM_PORT_EV_PKEY);
+	return IB_MGMT_MAD_STATUS_SUCCESS;
 }
 
 /*
@@ -435,6 +474,16 @@ static int rsim_sma(struct rsim_dev *rsim, int flags, const struct ib_mad *in,
 		status = rsim_sma_get(rsim, smp, show_mkey);
 		break;
 	case IB_MGMT_METHOD_SET:
+		if (in->mad_hdr.attr_id == IB_SMP_ATTR_PKEY_TABLE) {
+			/* the request's table, then the port's as it now is */
+			memcpy(smp->data, ((const struct ib_smp *)in)->data,
+			       sizeof(smp->data));
+			status = rsim_sma_set_pkeys(rsim, smp);
+			memset(smp->data, 0, sizeof(smp->data));
+			if (!status)
+				status = rsim_sma_get(rsim, smp, show_mkey);
+			break;
+		}
 		if (in->mad_hdr.attr_id != IB_SMP_ATTR_PORT_INFO) {
 			status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
 			break;
@@ -653,6 +702,9 @@ int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
 	switch (hdr->mgmt_class) {
 	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
 	case IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE:
+		/* another SM's (opensm on this port, through umad) */
+		if (hdr->attr_id == IB_SMP_ATTR_SM_INFO && !rsim_fabric_sm_on())
+			return IB_MAD_RESULT_SUCCESS;
 		*out_size = sizeof(*out);
 		return rsim_sma(rsim, flags, in, out);
 	case IB_MGMT_CLASS_PERF_MGMT:

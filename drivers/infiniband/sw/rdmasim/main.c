@@ -478,6 +478,7 @@ static int __init rsim_init(void)
 err_del_all:
 	rsim_roce_stop();
 	rsim_del_all();
+	rsim_fabric_exit();
 	rsim_roce_exit();
 err_driver_unregister:
 	platform_driver_unregister(&rsim_platform_driver);
@@ -495,6 +496,7 @@ static void __exit rsim_exit(void)
 {
 	rsim_roce_stop();
 	rsim_del_all();
+	rsim_fabric_exit();
 	rsim_roce_exit();
 	platform_driver_unregister(&rsim_platform_driver);
 	rsim_dma_pci_exit();

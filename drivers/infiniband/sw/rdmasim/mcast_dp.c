@@ -22,7 +22,9 @@
  *    needs no switch).
  * With a GRH, a QP's group must also have the datagram's destination GID
  * as its MGID. Each receiver checks the Q_Key and P_Key as for unicast.
- * RoCE-mode devices deliver to their own QPs only.
+ * RoCE-mode devices deliver to their own QPs only. In the fabric
+ * (fabric.c) the switches' MulticastForwardingTables say which CAs a
+ * datagram reaches, as the SM programmed them.
  */
 
 #include <linux/slab.h>
@@ -255,6 +257,27 @@ static int rsim_mc_walk_one(struct rsim_dev *d, void *arg)
 	return 0;
 }
 
+/*
+ * A CA of the fabric that a datagram reached through the switches'
+ * multicast tables (rsim_fabric_mcast()): its QPs attached to the group,
+ * whoever the SA thinks the members are (the tables are the SM's word)
+ */
+static int rsim_mc_fabric_one(struct rsim_dev *d, void *arg)
+{
+	struct rsim_mc_walk *w = arg;
+	int n;
+
+	if (d == w->from || !ib_device_try_get(&d->ibdev))
+		return 0;
+	n = rsim_mc_collect(d, w->mlid, w->mgid, w->dest, w->n, w->max);
+	if (n == w->n)
+		ib_device_put(&d->ibdev);
+	else
+		w->dest[w->n].held = true;
+	w->n = n;
+	return 0;
+}
+
 /**
  * rsim_mcast_dests() - the QPs a multicast datagram reaches
  * @from: the sending device
@@ -282,6 +305,12 @@ int rsim_mcast_dests(struct rsim_dev *from, bool loopback, u16 mlid,
 		/* RoCE: the device's own QPs only */
 		return loopback ? rsim_mc_collect(from, mlid, mgid, dest, 0,
 						  max) : 0;
+	}
+	if (rsim_fabric_member(from)) {
+		if (loopback)
+			w.n = rsim_mc_collect(from, mlid, mgid, dest, 0, max);
+		rsim_fabric_mcast(from, mlid, rsim_mc_fabric_one, &w);
+		return w.n;
 	}
 	rsim_subnet_for_each(rsim_mc_walk_one, &w);
 	return w.n;

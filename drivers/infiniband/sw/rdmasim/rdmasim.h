@@ -24,6 +24,8 @@
 #include <rdmasim/compat.h>
 #include <rdmasim/puda.h>
 
+#include "fabric.h"
+
 struct rsim_cq;
 struct rsim_qp;
 
@@ -230,6 +232,9 @@ struct rsim_fault_attr {
 #endif
 };
 
+/* the largest P_Key table a device may have (limits.pkey_tbl_len) */
+#define RSIM_PKEYS_MAX		64
+
 /**
  * struct rsim_port - the single InfiniBand port's mutable state
  * @lock: protects every field below; taken with BH off (the data path
@@ -258,6 +263,11 @@ struct rsim_fault_attr {
  * @sm_act: SMInfo ActCount: SMPs the SMA answered
  * @sm_master: this device's subnet manager is the subnet's master
  *	(subnet.c's election); else it is standby
+ * @issm: a process holds the port's issm device open (modify_port set
+ *	IsSM): with the built-in SM off, the port reports IsSM for it
+ * @pkeys: the P_Key table (pkey_tbl_len entries): index 0 the default
+ *	P_Key until an SM writes another; the data path reads entries with
+ *	READ_ONCE()
  * @events: port events dispatched (debugfs)
  */
 struct rsim_port {
@@ -283,6 +293,8 @@ struct rsim_port {
 	u32 pkey_viol;
 	u32 sm_act;
 	bool sm_master;
+	bool issm;
+	u16 pkeys[RSIM_PKEYS_MAX];
 	u32 events;
 };
 
@@ -296,7 +308,9 @@ struct rsim_port {
 #define RSIM_HW_VER		1
 #define RSIM_PORT_CAP_FLAGS	(IB_PORT_SM | IB_PORT_CM_SUP |		\
 				 IB_PORT_SYS_IMAGE_GUID_SUP |		\
-				 IB_PORT_EXTENDED_SPEEDS_SUP)
+				 IB_PORT_EXTENDED_SPEEDS_SUP |		\
+				 IB_PORT_CLIENT_REG_SUP)
+u32 rsim_port_cap_flags(struct rsim_dev *rsim);
 
 /**
  * struct rsim_port_counters - the PMA's port counters
@@ -403,6 +417,7 @@ struct rsim_dp_stats {
  */
 struct rsim_sa_port {
 	struct ib_mad_agent *agent;
+	bool removed;
 	spinlock_t lock;	/* protects delayed, nr_delayed, stopping */
 	struct list_head delayed;
 	unsigned int nr_delayed;
@@ -506,6 +521,10 @@ struct rsim_roce_seg {
  * @roce_seg: RoCE: its netdev's Ethernet segment (roce.c)
  * @subnet_node: on subnet.c's list of InfiniBand-mode devices, which the
  *	data path routes by destination LID (RCU)
+ * @link: the far end of the port's link in the fabric (fabric.c)
+ * @fab_member: the port is in the fabric, from its first link: routed
+ *	by links and switches, not on the flat subnet (written under
+ *	rsim_fabric_mutex and the subnet's lock)
  * @sa: the subnet administrator's agent on the port (sa_agent.c)
  * @mc_lock: protects @mc_grps and @mc_ngrps (mcast_dp.c); BH off
  * @mc_grps: the multicast groups the device's UD QPs are attached to
@@ -586,6 +605,8 @@ struct rsim_dev {
 	seqlock_t roce_seg_lock;	/* protects roce_seg */
 	struct rsim_roce_seg roce_seg;
 	struct list_head subnet_node;
+	struct rsim_fab_end link;
+	bool fab_member;
 	struct rsim_sa_port sa;
 	spinlock_t mc_lock;	/* protects mc_grps, mc_ngrps; BH off */
 	struct list_head mc_grps;
@@ -1405,6 +1426,7 @@ int rsim_subnet_for_each(int (*fn)(struct rsim_dev *d, void *arg), void *arg);
 u32 rsim_subnet_ports(void);
 bool rsim_subnet_lid_guid(u16 lid, __be64 *guid);
 bool rsim_subnet_has_guid(__be64 guid);
+struct rsim_dev *rsim_subnet_get_by_name(const char *name);
 
 /*
  * sa.c: the subnet administrator's answers (IBA 15). The SA class
@@ -1537,6 +1559,7 @@ void rsim_sa_exit(void);
 int rsim_sa_start(void);
 void rsim_sa_stop(void);
 void rsim_sa_debugfs_init(struct dentry *root);
+void rsim_sa_serve(bool on);
 
 /* mcast_dp.c: QPs attached to multicast groups, a datagram's receivers */
 #define RSIM_MC_GROUPS		1024	/* max_mcast_grp */
@@ -1588,6 +1611,7 @@ u16 rsim_port_pkey(const struct rsim_dev *rsim, u16 index);
 #define RSIM_PORT_EV_LID	BIT(2)	/* LID changed */
 #define RSIM_PORT_EV_SM		BIT(3)	/* SM LID or SL changed */
 #define RSIM_PORT_EV_REREG	BIT(4)	/* ClientReregister */
+#define RSIM_PORT_EV_PKEY	BIT(5)	/* the P_Key table changed */
 u32 rsim_port_set_state_locked(struct rsim_port *port,
 			       enum ib_port_state state, u8 phys_state);
 void rsim_port_dispatch(struct rsim_dev *rsim, u32 events);

@@ -18,8 +18,9 @@
  *
  * The module parameter sa=0 registers no agent: the SA class stays free
  * for another SM's SA on QP1 (opensm over umad), which then owns the
- * subnet's records. A port where the class is taken already has no agent
- * either.
+ * subnet's records. So does switching the built-in SM off at run time
+ * (rdmasim/fabric/sm 0, rsim_sa_serve()). A port where the class is
+ * taken already has no agent either.
  *
  * A requester gets at most RSIM_SA_RMPP_PER_LID GetTable answers in
  * flight at once (sent and not yet ended), and the SA at most
@@ -407,47 +408,47 @@ static void rsim_sa_sent(struct ib_mad_agent *agent,
 	rsim_sa_free_buf(wc->send_buf);
 }
 
-static int rsim_sa_add_one(struct ib_device *ibdev)
+/*
+ * protects every port's SA agent coming and going (rsim_sa_port's agent
+ * and removed): the client's add and remove, and rsim_sa_serve()
+ */
+static DEFINE_MUTEX(rsim_sa_agents_mutex);
+
+static void rsim_sa_register(struct rsim_dev *rsim)
 {
 	struct ib_mad_reg_req req = {
 		.mgmt_class = IB_MGMT_CLASS_SUBN_ADM,
 		.mgmt_class_version = RSIM_SA_CLASS_VERSION,
 	};
 	struct ib_mad_agent *agent;
-	struct rsim_dev *rsim;
 
-	if (ibdev->ops.owner != THIS_MODULE)
-		return -EOPNOTSUPP;
-	rsim = to_rsim_dev(ibdev);
-	if (rsim_is_roce(rsim))
-		return -EOPNOTSUPP;
-	spin_lock_init(&rsim->sa.lock);
-	INIT_LIST_HEAD(&rsim->sa.delayed);
-	rsim->sa.nr_delayed = 0;
-	INIT_DELAYED_WORK(&rsim->sa.delay_work, rsim_sa_delay_work);
+	lockdep_assert_held(&rsim_sa_agents_mutex);
+	if (rsim->sa.agent || rsim->sa.removed || !rsim_sa_enable ||
+	    !rsim_fabric_sm_on())
+		return;
 	rsim->sa.stopping = false;
 	set_bit(IB_MGMT_METHOD_GET, req.method_mask);
 	set_bit(IB_MGMT_METHOD_SET, req.method_mask);
 	set_bit(IB_SA_METHOD_GET_TABLE, req.method_mask);
 	set_bit(IB_SA_METHOD_DELETE, req.method_mask);
-	agent = ib_register_mad_agent(ibdev, RSIM_PORT, IB_QPT_GSI, &req,
+	agent = ib_register_mad_agent(&rsim->ibdev, RSIM_PORT, IB_QPT_GSI, &req,
 				      IB_MGMT_RMPP_VERSION, rsim_sa_sent,
 				      rsim_sa_recv, rsim, 0);
 	if (IS_ERR(agent)) {
 		/* another SA has the class: the subnet is its */
-		dev_info(&ibdev->dev, "no SA on this port: %pe\n", agent);
+		dev_info(&rsim->ibdev.dev, "no SA on this port: %pe\n", agent);
 		agent = NULL;
 	}
 	rsim->sa.agent = agent;
-	return 0;
 }
 
-static void rsim_sa_remove_one(struct ib_device *ibdev, void *client_data)
+static void rsim_sa_unregister(struct rsim_dev *rsim)
 {
-	struct rsim_sa_port *sa = &to_rsim_dev(ibdev)->sa;
+	struct rsim_sa_port *sa = &rsim->sa;
 	struct rsim_sa_held *h, *tmp;
 	LIST_HEAD(held);
 
+	lockdep_assert_held(&rsim_sa_agents_mutex);
 	if (!sa->agent)
 		return;
 	spin_lock_bh(&sa->lock);
@@ -466,6 +467,81 @@ static void rsim_sa_remove_one(struct ib_device *ibdev, void *client_data)
 	}
 	ib_unregister_mad_agent(sa->agent);
 	sa->agent = NULL;
+}
+
+static int rsim_sa_add_one(struct ib_device *ibdev)
+{
+	struct rsim_dev *rsim;
+
+	if (ibdev->ops.owner != THIS_MODULE)
+		return -EOPNOTSUPP;
+	rsim = to_rsim_dev(ibdev);
+	if (rsim_is_roce(rsim))
+		return -EOPNOTSUPP;
+	spin_lock_init(&rsim->sa.lock);
+	INIT_LIST_HEAD(&rsim->sa.delayed);
+	rsim->sa.nr_delayed = 0;
+	INIT_DELAYED_WORK(&rsim->sa.delay_work, rsim_sa_delay_work);
+	mutex_lock(&rsim_sa_agents_mutex);
+	rsim->sa.removed = false;
+	rsim_sa_register(rsim);
+	mutex_unlock(&rsim_sa_agents_mutex);
+	return 0;
+}
+
+static void rsim_sa_remove_one(struct ib_device *ibdev, void *client_data)
+{
+	struct rsim_dev *rsim = to_rsim_dev(ibdev);
+
+	mutex_lock(&rsim_sa_agents_mutex);
+	rsim->sa.removed = true;
+	rsim_sa_unregister(rsim);
+	mutex_unlock(&rsim_sa_agents_mutex);
+}
+
+struct rsim_sa_devs {
+	struct rsim_dev **d;
+	u32 n;
+	u32 max;
+};
+
+static int rsim_sa_collect(struct rsim_dev *d, void *arg)
+{
+	struct rsim_sa_devs *devs = arg;
+
+	if (devs->n < devs->max && ib_device_try_get(&d->ibdev))
+		devs->d[devs->n++] = d;
+	return 0;
+}
+
+/**
+ * rsim_sa_serve() - the SA's agents on every port, or on none
+ * @on: register them (where the class is free), or unregister them so
+ *	that another SA (opensm's) may take the class
+ *
+ * Context: process; sleeps. Called by rsim_fabric_set_sm() once the
+ * built-in SM's switch has changed.
+ */
+void rsim_sa_serve(bool on)
+{
+	struct rsim_sa_devs devs = { .max = rsim_subnet_ports() };
+	u32 i;
+
+	devs.d = kcalloc(devs.max, sizeof(*devs.d), GFP_KERNEL);
+	if (!devs.d)
+		return;
+	rsim_subnet_for_each(rsim_sa_collect, &devs);
+	mutex_lock(&rsim_sa_agents_mutex);
+	for (i = 0; i < devs.n; i++) {
+		if (on)
+			rsim_sa_register(devs.d[i]);
+		else
+			rsim_sa_unregister(devs.d[i]);
+	}
+	mutex_unlock(&rsim_sa_agents_mutex);
+	for (i = 0; i < devs.n; i++)
+		ib_device_put(&devs.d[i]->ibdev);
+	kfree(devs.d);
 }
 
 static struct ib_client rsim_sa_client = {

@@ -14,6 +14,12 @@
  * when a port's link goes down or comes up, and when an SMP changes a
  * port's LID or state. RoCE-mode devices are not on the subnet (roce.c
  * routes them by GID).
+ *
+ * A device with a link in the simulated fabric (fabric.c) is off the
+ * flat subnet: its packets follow the links, it takes no part in the
+ * election, and its LID is unique among the fabric's ports only. With
+ * the built-in SM off (rdmasim/fabric/sm 0) there is no election: no
+ * port's SM is the master, and SM LIDs are what another SM writes.
  */
 
 #include <linux/rculist.h>
@@ -69,7 +75,8 @@ bool rsim_subnet_lid_used(const struct rsim_dev *rsim, u16 lid)
 
 	lockdep_assert_held(&rsim_subnet_lock);
 	list_for_each_entry(d, &rsim_subnet_devs, subnet_node)
-		if (d != rsim && d->port.lid == lid)
+		if (d != rsim && d->port.lid == lid &&
+		    d->fab_member == rsim->fab_member)
 			return true;
 	return false;
 }
@@ -92,7 +99,8 @@ static bool rsim_subnet_candidate(struct rsim_dev *d, u16 *lid)
  *
  * The port with the lowest GUID among those whose link is up is the
  * master; each port's SM LID becomes its LID, an SM_CHANGE event where it
- * changed. With no link up, the SM LIDs stay as they are.
+ * changed. With no link up, the SM LIDs stay as they are. Ports of the
+ * fabric take no part; with the built-in SM off, no port is the master.
  *
  * Context: under rsim_subnet_lock_bh().
  */
@@ -103,7 +111,8 @@ void rsim_subnet_sweep_locked(struct rsim_dev *keep)
 
 	lockdep_assert_held(&rsim_subnet_lock);
 	list_for_each_entry(d, &rsim_subnet_devs, subnet_node) {
-		if (!rsim_subnet_candidate(d, &lid))
+		if (d->fab_member || !rsim_fabric_sm_on() ||
+		    !rsim_subnet_candidate(d, &lid))
 			continue;
 		if (!master ||
 		    be64_to_cpu(d->port.guid) < be64_to_cpu(master->port.guid)) {
@@ -114,6 +123,8 @@ void rsim_subnet_sweep_locked(struct rsim_dev *keep)
 	list_for_each_entry(d, &rsim_subnet_devs, subnet_node) {
 		u32 ev = 0;
 
+		if (d->fab_member)
+			continue;
 		spin_lock(&d->port.lock);
 		d->port.sm_master = d == master;
 		if (master && d != keep && d->port.sm_lid != master_lid) {
@@ -175,6 +186,7 @@ int rsim_subnet_join(struct rsim_dev *rsim)
  */
 void rsim_subnet_leave(struct rsim_dev *rsim)
 {
+	rsim_fabric_ca_leave(rsim);
 	rsim_subnet_lock_bh();
 	list_del_rcu(&rsim->subnet_node);
 	rsim_subnet_sweep_locked(NULL);
@@ -191,7 +203,9 @@ void rsim_subnet_leave(struct rsim_dev *rsim)
  * @dlid: a packet's destination LID
  *
  * What a switch's forwarding table does: a unicast LID reaches the port
- * that has it; @from's own LID reaches @from without a reference.
+ * that has it; @from's own LID reaches @from without a reference. A port
+ * of the fabric reaches what its link and the switches' tables lead to
+ * (rsim_fabric_route()); the others reach the flat subnet's ports.
  *
  * Context: any; does not sleep.
  * Return: the device, held with ib_device_try_get() unless it is @from
@@ -201,6 +215,8 @@ struct rsim_dev *rsim_subnet_route(struct rsim_dev *from, u16 dlid)
 {
 	struct rsim_dev *d, *found = NULL;
 
+	if (rsim_fabric_member(from))
+		return rsim_fabric_route(from, dlid, 0);
 	if (dlid == READ_ONCE(from->port.lid))
 		return from;
 	if (!dlid || dlid > RSIM_LID_UNICAST_MAX)
@@ -208,6 +224,7 @@ struct rsim_dev *rsim_subnet_route(struct rsim_dev *from, u16 dlid)
 	rcu_read_lock();
 	list_for_each_entry_rcu(d, &rsim_subnet_devs, subnet_node) {
 		if (READ_ONCE(d->port.lid) == dlid &&
+		    !READ_ONCE(d->fab_member) &&
 		    ib_device_try_get(&d->ibdev)) {
 			found = d;
 			break;
@@ -319,6 +336,30 @@ bool rsim_subnet_has_guid(__be64 guid)
 	list_for_each_entry_rcu(d, &rsim_subnet_devs, subnet_node) {
 		if (d->port.guid == guid) {
 			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/**
+ * rsim_subnet_get_by_name() - an InfiniBand-mode device by its name
+ * @name: the device's name (rdmasimN)
+ *
+ * Context: any.
+ * Return: the device, held with ib_device_try_get() (ib_device_put() it),
+ * or NULL.
+ */
+struct rsim_dev *rsim_subnet_get_by_name(const char *name)
+{
+	struct rsim_dev *d, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(d, &rsim_subnet_devs, subnet_node) {
+		if (!strcmp(d->cfg.name, name) &&
+		    ib_device_try_get(&d->ibdev)) {
+			found = d;
 			break;
 		}
 	}
