@@ -26,6 +26,9 @@
 #						rdmasim installed and checked there
 #   make kunit [SUITE=<glob>]			KUnit suites in one UML boot
 #   make selftest				the shell selftest in one UML boot
+#   make fabric					the simulated fabric with opensm in
+#						one UML boot (switches, IPoIB, SRP,
+#						partitions, handover)
 #   make script SCRIPT=<path>			development: your shell script in
 #						one UML boot, rdmasim0, rxe0 and
 #						siw0 up (guest/init-uml.sh)
@@ -83,6 +86,10 @@ clean:
 umad:
 	$(MAKE) -C tools/umad ARCH= rsim_umad
 
+# ibsim's tests, unmodified (../shared/peers/ibsim-*): make fabric's
+ibsim-tests:
+	$(MAKE) -C tools/ibsim ARCH= $(if $(IBSIM),IBSIM=$(IBSIM))
+
 # a host program: AF_RDS from the host's headers
 rds:
 	$(MAKE) -C tools/rds ARCH= rsim_rds
@@ -117,6 +124,9 @@ kunit:
 selftest:
 	scripts/check-part.sh selftest
 
+fabric:
+	scripts/check-part.sh fabric
+
 smp:
 	scripts/check-part.sh smp
 
@@ -139,6 +149,6 @@ rdma-core-tests:
 stock:
 	scripts/check-part.sh stock
 
-.PHONY: all modules umad rds dmah provider clean check demo bench conformance kunit selftest script smp peers \
+.PHONY: all modules umad ibsim-tests rds dmah provider clean check demo bench conformance kunit selftest fabric script smp peers \
 	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version stock \
 	check-6.12

@@ -11,6 +11,8 @@
 #					(kunit.filter_glob; about a minute)
 #   make kunit				every suite of rdmasim_kunit.ko
 #   make selftest			the shell selftest alone
+#   make fabric				the simulated fabric with opensm
+#					(guest/selftest-fabric.sh)
 #   make smp				the two-CPU boot (non-debug kernel)
 #   make rdma-core-tests		rdma-core's tests on rdmasim0 and rxe0
 #   make script SCRIPT=<path>		development: a shell script of yours,
@@ -32,7 +34,7 @@ set -euo pipefail
 # shellcheck source=lib-stock.sh
 . "$(dirname "$0")/lib-stock.sh"
 
-part=${1:?usage: scripts/check-part.sh kunit [GLOB] | selftest | smp | rdmacore | stock | script PATH | tree debug|bench}
+part=${1:?usage: scripts/check-part.sh kunit [GLOB] | selftest | fabric | smp | rdmacore | stock | script PATH | tree debug|bench}
 glob=${2:-*}
 mkdir -p "$RSIM_OUT"
 # alone, a summary of its own; in make check's background (RSIM_CHECK),
@@ -89,6 +91,11 @@ selftest)
 	rsim_boots_wait
 	rsim_judge "$log" -- --selftest || die "make selftest failed (log: $log)"
 	;;
+fabric)
+	rsim_boot fabric "$log" RSIM_PEERS=0
+	rsim_boots_wait
+	rsim_judge "$log" -- --part fabric || die "make fabric failed (log: $log)"
+	;;
 script)
 	[ -f "$glob" ] || die "script $glob: no such file"
 	rsim_boot script "$log" RSIM_UML_ARGS="${RSIM_UML_ARGS:-} RSIM_SCRIPT=$(realpath "$glob")"
@@ -112,7 +119,7 @@ rdmacore)
 		die "make rdma-core-tests failed (logs: $log, $RSIM_OUT/uml-rdmacore-rxe0.log)"
 	;;
 *)
-	die "unknown part $part: kunit, selftest, script, smp or rdmacore"
+	die "unknown part $part: kunit, selftest, fabric, script, smp or rdmacore"
 	;;
 esac
 stage "$part passed (log: $log)"

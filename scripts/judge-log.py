@@ -20,6 +20,8 @@ protocol"); KTAP is read by ktap.py, the one parser.
              exactly the suites the table of "KUnit suites" in RST
              documents, so that a suite deleted from the source (and so
              from the module) fails the run.
+--part NAME  at least one log ran the part NAME of guest/init-uml.sh
+             (RSIM-PART NAME): the fabric boot's, RSIM-PART fabric.
 --selftest   at least one log ran the shell selftest (RSIM-PART selftest).
              In every log, every RSIM-SELFTEST line (the checks of the
              setup, the selftest and the teardown) must be ok, and there
@@ -356,6 +358,7 @@ def main():
     ap.add_argument('--glob')
     ap.add_argument('--doc')
     ap.add_argument('--selftest', action='store_true')
+    ap.add_argument('--part', action='append', default=[])
     ap.add_argument('--conformance', metavar='DEVS')
     ap.add_argument('--conformance-module', metavar='KO')
     ap.add_argument('--known', metavar='FILE')
@@ -395,6 +398,10 @@ def main():
     if args.selftest and not any('RSIM-PART selftest' in line
                                  for _, lines in logs for line in lines):
         problems.append('no log ran the shell selftest (RSIM-PART selftest)')
+    for part in args.part:
+        if not any(line.endswith(f'RSIM-PART {part}')
+                   for _, lines in logs for line in lines):
+            problems.append(f'no log ran the part {part} (RSIM-PART {part})')
     if args.conformance:
         conf = [path for path, (_, lines) in zip(args.logs, logs)
                 if ktap.section(lines, 'RSIM-CONF-BEGIN', 'RSIM-CONF-END') is not None]

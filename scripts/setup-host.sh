@@ -10,9 +10,11 @@ set -euo pipefail
 
 PKGS="build-essential bc bison flex kmod sparse python3 perl xz-utils patch
       git iproute2 rdma-core ibverbs-utils infiniband-diags libibumad-dev
+      libibmad-dev
       debian-archive-keyring ca-certificates"
-# the IPoIB pings of the InfiniBand subnet's selftest
-PKGS="$PKGS iputils-ping"
+# the IPoIB pings of the InfiniBand subnet's selftest; the fabric's
+# subnet manager (make fabric)
+PKGS="$PKGS iputils-ping opensm"
 # rdma-core 65's build (scripts/build-rdma-core.sh; pyverbs: python3-dev,
 # cython3; the dma-buf parts of pyverbs and the tests: libdrm-dev), and
 # sid's perftest built against it (libpci-dev)

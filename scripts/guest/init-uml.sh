@@ -21,6 +21,8 @@
 #                (scripts/guest/rdma-core-tests.sh)
 #   netns        RoCE mode's routing across network namespaces
 #                (scripts/guest/selftest-netns.sh; rdma-core's programs)
+#   fabric       the simulated InfiniBand fabric with opensm
+#                (scripts/guest/selftest-fabric.sh)
 #   peers        the outside suites on RSIM_PEER_DEV (scripts/guest/peers.sh)
 #   demo, bench, script	make demo, make bench, RSIM_SCRIPT (development)
 #   check        kunit,conformance,selftest: everything in one boot
@@ -367,6 +369,11 @@ if wants rdmacore; then
 fi
 # RoCE mode's routing across network namespaces (rdma-core's programs);
 # in rdma-core's boot, which has the time the selftest's has not
+if wants fabric; then
+	part fabric
+	# shellcheck source=selftest-fabric.sh
+	. "$RSIM_TOP/scripts/guest/selftest-fabric.sh"
+fi
 if wants netns; then
 	part netns
 	IB=/sys/class/infiniband

@@ -32,6 +32,13 @@
  *		port's own, then TABLES MCMemberRecord GetTables at once
  *		whose RMPP answers it never ACKs; prints how many the SA
  *		granted and refused (ERR_NO_RESOURCES), leaves the groups
+ *   rsim_umad ... smpflood SEED COUNT LID	COUNT malformed SMPs, sent
+ *		without waiting: directed-route ones with random hop counts,
+ *		hop pointers, paths, D bits and DR LIDs, and LID-routed ones
+ *		to LID (a switch's) with random methods (not Set),
+ *		attributes, modifiers and data; the kernel refuses some as they are
+ *		sent, the fabric drops or answers the rest. Prints what was
+ *		sent, refused and answered; fails only if the port breaks
  *
  * Several commands may follow one another; the first failure stops.
  */
@@ -1154,11 +1161,97 @@ static void cmd_block(struct port *p, void *umad)
 	p->agent[2] = -1;
 }
 
+/* read whatever came back, without waiting; returns how many */
+static unsigned int smp_drain(struct port *p, void *umad)
+{
+	unsigned int n = 0;
+	int len;
+
+	for (;;) {
+		len = MAD_SIZE;
+		if (umad_recv(p->fd, umad, &len, 0) < 0)
+			return n;
+		if (!umad_status(umad))
+			n++;
+	}
+}
+
+/*
+ * A hostile client of the switches' SMAs and the fabric's directed-route
+ * forwarding: nothing it sends may make a kernel report, and the fabric
+ * must still sweep after it (guest/selftest-fabric.sh)
+ */
+static void cmd_smpflood(struct port *p, void *umad, unsigned int seed,
+			 unsigned int count, unsigned int lid)
+{
+	static const int attrs[] = {
+		0x0010, 0x0011, 0x0012, 0x0015, 0x0016, 0x0017, 0x0019, 0x001b,
+		0x0020, 0x0002, 0xff00, 0x0014,
+	};
+	/*
+	 * no Set: a client that may write PortInfo without an M_Key takes
+	 * links down on real switches too; anything else goes
+	 */
+	static const int methods[] = { 0x01, 0x01, 0x05, 0x07, 0x81, 0x06 };
+	unsigned int sent = 0, refused = 0, answers = 0, i, j;
+	unsigned char *mad = umad_get_mad(umad);
+	int agent;
+
+	srandom(seed);
+	for (i = 0; i < count; i++) {
+		int dr = random() % 2;
+		int cls = dr ? CLASS_SUBN_DR : CLASS_SUBN_LID;
+
+		memset(umad, 0, umad_size() + MAD_SIZE);
+		mad_hdr(mad, cls, methods[random() % 6], ++p->tid,
+			attrs[random() % 12], random() % 4 ? random() % 40 :
+							     (unsigned int)random());
+		if (random() % 8 == 0)
+			mad[2] = random() % 4;		/* ClassVersion */
+		for (j = SMP_DATA; j < SMP_DATA + 64; j++)
+			mad[j] = random();
+		if (dr) {
+			int hops = random() % 70;
+
+			mad[7] = hops;				/* HopCount */
+			mad[6] = random() % 3 ? 0 : random() % 70;
+			if (random() % 4 == 0)
+				put16(mad + 4, DR_DIRECTION);
+			put16(mad + 32, random() % 4 ? PERMISSIVE_LID :
+					random() % 0x10000);
+			put16(mad + 34, random() % 4 ? PERMISSIVE_LID :
+					random() % 0x10000);
+			/* the first hop is this port, or the kernel refuses */
+			mad[128 + 1] = random() % 8 ? p->portnum : random();
+			for (j = 2; j < 64; j++)
+				mad[128 + j] = random() % 4 ? random() % 10 :
+							      random();
+			for (j = 192; j < 256; j++)
+				mad[j] = random();
+			umad_set_addr(umad, PERMISSIVE_LID, 0, 0, 0);
+		} else {
+			umad_set_addr(umad, lid, 0, 0, 0);
+		}
+		umad_set_pkey(umad, 0);
+		agent = agent_for(p, cls);
+		if (umad_send(p->fd, agent, umad, MAD_SIZE, 50, 0) < 0)
+			refused++;
+		else
+			sent++;
+		if (i % 16 == 15)
+			answers += smp_drain(p, umad);
+	}
+	usleep(200 * 1000);
+	answers += smp_drain(p, umad);
+	printf("Sent %u\nRefused %u\nAnswers %u\n", sent, refused, answers);
+}
+
 static void bad_usage(void)
 {
 	fail("usage: rsim_umad [-C ca] [-P port] [-D] command...\n"
 	     "  commands: nodeinfo portinfo counters unknown small rmpp block\n"
-	     "            safuzz SEED COUNT, saflood JOINS TABLES");
+	     "            safuzz SEED COUNT, saflood JOINS TABLES,\n"
+	     "            smpflood SEED COUNT LID");
 }
 
 int main(int argc, char **argv)
@@ -1193,6 +1286,13 @@ int main(int argc, char **argv)
 			cmd_saflood(&p, strtoul(argv[i + 1], NULL, 0),
 				    strtoul(argv[i + 2], NULL, 0));
 			i += 2;
+			continue;
+		}
+		if (!strcmp(argv[i], "smpflood") && i + 3 < argc) {
+			cmd_smpflood(&p, umad, strtoul(argv[i + 1], NULL, 0),
+				     strtoul(argv[i + 2], NULL, 0),
+				     strtoul(argv[i + 3], NULL, 0));
+			i += 3;
 			continue;
 		}
 		if (!strcmp(argv[i], "safuzz") && i + 2 < argc) {

@@ -1643,6 +1643,7 @@ static int rsim_dp_ud_land(struct rsim_exec *x, bool has_grh, int net_type,
 
 static void rsim_dp_account(struct rsim_dev *rsim,
 			    const struct rsim_dp_stats *did);
+static void rsim_dp_release(struct rsim_exec *x);
 
 /* the packets a WR's message takes: path-MTU packets, at least one */
 static u64 rsim_dp_pkts(const struct rsim_exec *x)
@@ -1782,6 +1783,112 @@ put_ca:
 	rsim_fabric_put(x->rsim, hit.ca);
 put_buf:
 	rsim_puda_put(pool, buf);
+	return ret;
+}
+
+/*
+ * The sender of what the fabric sends unasked (rsim_dp_mad_inject()): a
+ * QP of no device, only its scratch (the receive WR taken, the checked
+ * scatter list); one MAD at a time under its lock
+ */
+static struct rsim_qp *rsim_dp_wire_qp;
+/* protects rsim_dp_wire_qp's scratch while a MAD lands; BH off */
+static DEFINE_SPINLOCK(rsim_dp_wire_lock);
+
+/**
+ * rsim_dp_wire_init() - the fabric's sender of unasked MADs
+ *
+ * Context: process (module load).
+ * Return: 0 or -ENOMEM.
+ */
+int rsim_dp_wire_init(void)
+{
+	struct rsim_qp *qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+
+	if (!qp)
+		return -ENOMEM;
+	qp->lrefs = kcalloc(RSIM_RECV_SGE_CEIL, sizeof(*qp->lrefs),
+			    GFP_KERNEL);
+	qp->rrefs = qp->lrefs;
+	qp->rwqe = kzalloc(struct_size(qp->rwqe, sge, RSIM_RECV_SGE_CEIL),
+			   GFP_KERNEL);
+	if (!qp->lrefs || !qp->rwqe) {
+		kfree(qp->rwqe);
+		kfree(qp->lrefs);
+		kfree(qp);
+		return -ENOMEM;
+	}
+	spin_lock_init(&qp->lock);
+	qp->ibqp.qp_type = IB_QPT_SMI;
+	qp->state = IB_QPS_RTS;
+	rsim_dp_wire_qp = qp;
+	return 0;
+}
+
+/**
+ * rsim_dp_wire_exit() - free it (module unload, no device left)
+ *
+ * Context: process.
+ */
+void rsim_dp_wire_exit(void)
+{
+	struct rsim_qp *qp = rsim_dp_wire_qp;
+
+	if (!qp)
+		return;
+	kfree(qp->rwqe);
+	kfree(qp->lrefs);
+	kfree(qp);
+	rsim_dp_wire_qp = NULL;
+}
+
+/**
+ * rsim_dp_mad_inject() - a MAD the fabric sends unasked lands on a CA
+ * @to: the CA, held by the caller
+ * @qpn: its QP, 0 (SMI) or 1 (GSI)
+ * @mad: the MAD (a switch's trap)
+ * @len: its length
+ * @slid: the LID it comes from
+ *
+ * Received on @to's QP @qpn as a datagram from QP @qpn of the sender: a
+ * receive WR taken (none: the MAD is lost), its completion with the
+ * sender's LID. The CQ's handler runs from the device's event work, not
+ * here.
+ *
+ * Context: process or softirq; takes BH-off locks.
+ * Return: 0 if it landed; -ENOENT if it was lost.
+ */
+int rsim_dp_mad_inject(struct rsim_dev *to, u32 qpn, const void *mad,
+		       u32 len, u16 slid)
+{
+	struct rsim_send_wqe wqe = { .opcode = IB_WR_SEND };
+	struct rsim_exec x = {
+		.rsim = to, .prsim = to, .wqe = &wqe, .worker = true,
+		.len = len, .fab = true, .fab_slid = slid,
+	};
+	struct rsim_qp *dest;
+	int ret = -ENOENT;
+
+	if (!rsim_dp_wire_qp || len > IB_MGMT_MAD_SIZE ||
+	    !rsim_port_passes(to, qpn ? IB_QPT_GSI : IB_QPT_SMI))
+		return -ENOENT;
+	dest = rsim_qp_get(to, qpn);
+	if (!dest)
+		return -ENOENT;
+	if (READ_ONCE(dest->dying) || !rsim_qp_receives(READ_ONCE(dest->state))) {
+		rsim_qp_put(dest);
+		return -ENOENT;
+	}
+	spin_lock_bh(&rsim_dp_wire_lock);
+	x.qp = rsim_dp_wire_qp;
+	x.qp->ibqp.qp_num = qpn;
+	x.qp->ibqp.qp_type = qpn ? IB_QPT_GSI : IB_QPT_SMI;
+	x.peer = dest;
+	if (rsim_dp_ud_land(&x, false, 0, NULL, mad) == IB_WC_SUCCESS)
+		ret = 0;
+	rsim_dp_release(&x);
+	spin_unlock_bh(&rsim_dp_wire_lock);
+	rsim_notify_run(&x.n, NULL);
 	return ret;
 }
 

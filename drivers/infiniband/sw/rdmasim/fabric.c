@@ -68,6 +68,7 @@ bool rsim_fabric_sm_on(void)
 {
 	return READ_ONCE(rsim_fabric_sm);
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_fabric_sm_on);
 
 /**
  * rsim_fabric_member() - is a CA port in the fabric?
@@ -80,6 +81,7 @@ bool rsim_fabric_member(const struct rsim_dev *rsim)
 {
 	return READ_ONCE(rsim->fab_member);
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_fabric_member);
 
 static struct rsim_switch *rsim_fabric_find(const char *name)
 {
@@ -179,7 +181,7 @@ static void rsim_fabric_unlink_end(struct rsim_switch *sw, u8 port,
 
 /* cut the link at one end (which has one); both ends go Down */
 static void rsim_fabric_cut(struct rsim_switch *sw, u8 port,
-			    struct rsim_dev *ca)
+			    struct rsim_dev *ca, struct rsim_switch **far)
 {
 	struct rsim_fab_end *e = rsim_fabric_end(sw, port, ca);
 	struct rsim_switch *fsw;
@@ -194,6 +196,8 @@ static void rsim_fabric_cut(struct rsim_switch *sw, u8 port,
 	rsim_fabric_unlink_end(sw, port, ca);
 	if (fsw || fca)
 		rsim_fabric_unlink_end(fsw, fport, fca);
+	if (far)
+		*far = fsw;
 }
 
 /*
@@ -269,6 +273,8 @@ static bool rsim_fabric_end_used(const struct rsim_fab_end *e)
 	return rcu_access_pointer(e->sw) || rcu_access_pointer(e->ca);
 }
 
+static void rsim_fabric_trap128(struct rsim_switch *sw);
+
 /**
  * rsim_fabric_link_add() - join two ports with a link
  * @a: a switch's name or an InfiniBand-mode rdmasim device's
@@ -324,6 +330,10 @@ int rsim_fabric_link_add(const char *a, u8 pa, const char *b, u8 pb)
 		rsim_sw_port_link(nb.sw, pb, true);
 	else
 		rsim_fabric_ca_link(nb.ca, true);
+	if (na.sw)
+		rsim_fabric_trap128(na.sw);
+	if (nb.sw && nb.sw != na.sw)
+		rsim_fabric_trap128(nb.sw);
 	err = 0;
 put_b:
 	rsim_fabric_node_put(&nb);
@@ -359,8 +369,15 @@ int rsim_fabric_link_del(const char *a, u8 pa)
 	if (!rsim_fabric_end_used(rsim_fabric_end(na.sw, pa, na.ca))) {
 		err = -ENOTCONN;
 	} else {
-		rsim_fabric_cut(na.sw, pa, na.ca);
+		struct rsim_switch *far;
+
+		rsim_fabric_cut(na.sw, pa, na.ca, &far);
 		synchronize_rcu();
+		/* both switches tell the SM, which sweeps again */
+		if (na.sw)
+			rsim_fabric_trap128(na.sw);
+		if (far && far != na.sw)
+			rsim_fabric_trap128(far);
 	}
 	rsim_fabric_node_put(&na);
 out:
@@ -377,7 +394,7 @@ static void rsim_fabric_switch_remove(struct rsim_switch *sw)
 	lockdep_assert_held(&rsim_fabric_mutex);
 	for (p = 1; p <= sw->nports; p++)
 		if (rsim_fabric_end_used(&sw->port[p].peer))
-			rsim_fabric_cut(sw, p, NULL);
+			rsim_fabric_cut(sw, p, NULL, NULL);
 	list_del_rcu(&sw->node);
 	rsim_fabric_nswitches--;
 	synchronize_rcu();
@@ -441,7 +458,7 @@ void rsim_fabric_reset(void)
 		if (!ca)
 			break;
 		if (rsim_fabric_end_used(&ca->link)) {
-			rsim_fabric_cut(NULL, RSIM_PORT, ca);
+			rsim_fabric_cut(NULL, RSIM_PORT, ca, NULL);
 			synchronize_rcu();
 		}
 		rsim_fabric_ca_unjoin(ca);
@@ -462,7 +479,7 @@ void rsim_fabric_ca_leave(struct rsim_dev *rsim)
 {
 	mutex_lock(&rsim_fabric_mutex);
 	if (rsim_fabric_end_used(&rsim->link))
-		rsim_fabric_cut(NULL, RSIM_PORT, rsim);
+		rsim_fabric_cut(NULL, RSIM_PORT, rsim, NULL);
 	WRITE_ONCE(rsim->fab_member, false);
 	mutex_unlock(&rsim_fabric_mutex);
 }
@@ -575,6 +592,63 @@ static bool rsim_fabric_walk(struct rsim_fab_at at, u16 dlid, bool smp,
 		atomic64_inc(&at.sw->no_route);
 	atomic64_inc(&rsim_fabric_drops);
 	return false;
+}
+
+/* Notice (IBA 14.2.5.1): generic, urgent, from a switch, trap 128 */
+#define RSIM_NOTICE_GENERIC_URGENT	0x81
+#define RSIM_NOTICE_PRODUCER_SWITCH	2
+#define RSIM_TRAP_PORT_STATE_CHANGE	128
+
+/*
+ * A switch whose port's link came or went tells its SM (trap 128,
+ * PortStateChange), if an SM gave it a LID and its own: a LID-routed
+ * SubnTrap(Notice) from port 0 to the SM LID, sent once (opensm answers
+ * with a TrapRepress, which the SMA takes silently; its light sweep sees
+ * PortStateChange anyway).
+ */
+static void rsim_fabric_trap128(struct rsim_switch *sw)
+{
+	struct rsim_fab_at from = { .sw = sw };
+	struct rsim_fab_hit hit = {};
+	struct ib_smp *smp;
+	u16 lid, sm_lid;
+	u8 *n;
+
+	spin_lock_bh(&sw->lock);
+	lid = rsim_sw_lid(sw);
+	sm_lid = be16_to_cpup((__be16 *)&sw->port[0].pi[18]);
+	sw->trap_tid++;
+	spin_unlock_bh(&sw->lock);
+	if (!lid || !sm_lid || sm_lid > RSIM_LID_UNICAST_MAX)
+		return;
+	smp = rsim_kzalloc_obj(*smp, GFP_KERNEL);
+	if (!smp)
+		return;
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = 1;
+	smp->method = IB_MGMT_METHOD_TRAP;
+	/* the switch's own transaction IDs: its number in the high half */
+	smp->tid = cpu_to_be64((u64)sw->index << 32 |
+			       (READ_ONCE(sw->trap_tid) & U32_MAX));
+	smp->attr_id = IB_SMP_ATTR_NOTICE;
+	n = smp->data;
+	n[0] = RSIM_NOTICE_GENERIC_URGENT;
+	n[3] = RSIM_NOTICE_PRODUCER_SWITCH;
+	*(__be16 *)&n[4] = cpu_to_be16(RSIM_TRAP_PORT_STATE_CHANGE);
+	*(__be16 *)&n[6] = cpu_to_be16(lid);
+	*(__be16 *)&n[10] = cpu_to_be16(lid);
+	rcu_read_lock();
+	if (rsim_fabric_walk(from, sm_lid, true, sizeof(*smp), &hit) && hit.ca &&
+	    ib_device_try_get(&hit.ca->ibdev)) {
+		rcu_read_unlock();
+		if (!rsim_dp_mad_inject(hit.ca, 0, smp, sizeof(*smp), lid))
+			atomic64_inc(&sw->traps);
+		ib_device_put(&hit.ca->ibdev);
+	} else {
+		rcu_read_unlock();
+	}
+	kfree(smp);
 }
 
 /* the first step: the sender's own link, when it has a link up */
@@ -702,6 +776,7 @@ out:
 	rcu_read_unlock();
 	kfree(queue);
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_fabric_mcast);
 
 /* ---- directed route: the switch side of smi.c's rules ---- */
 
@@ -1241,13 +1316,14 @@ static int rsim_fabric_stats_show(struct seq_file *m, void *v)
 	mutex_lock(&rsim_fabric_mutex);
 	seq_printf(m, "drops %lld\n", atomic64_read(&rsim_fabric_drops));
 	list_for_each_entry(sw, &rsim_fabric_switches, node) {
-		seq_printf(m, "switch %s lid %u lin_top %u psc %d gets %lld sets %lld errors %lld dr_drops %lld no_route %lld\n",
+		seq_printf(m, "switch %s lid %u lin_top %u psc %d gets %lld sets %lld errors %lld dr_drops %lld no_route %lld traps %lld\n",
 			   sw->name, rsim_sw_lid(sw), READ_ONCE(sw->lin_top),
 			   READ_ONCE(sw->psc), atomic64_read(&sw->sma_gets),
 			   atomic64_read(&sw->sma_sets),
 			   atomic64_read(&sw->sma_errors),
 			   atomic64_read(&sw->dr_drops),
-			   atomic64_read(&sw->no_route));
+			   atomic64_read(&sw->no_route),
+			   atomic64_read(&sw->traps));
 		for (p = 1; p <= sw->nports; p++) {
 			struct rsim_sw_counters *c = &sw->port[p].c;
 

@@ -109,6 +109,7 @@ struct rsim_sw_port {
  * @dr_drops: directed-route SMPs dropped here (bad hop pointer or count,
  *	no such port, no link)
  * @no_route: LID-routed packets dropped here (no LFT entry, hop limit)
+ * @traps: traps the SMA sent that reached the SM's port
  * @port: ports 0 to @nports
  */
 struct rsim_switch {
@@ -132,6 +133,7 @@ struct rsim_switch {
 	atomic64_t sma_errors;
 	atomic64_t dr_drops;
 	atomic64_t no_route;
+	atomic64_t traps;
 	struct rsim_sw_port port[];
 };
 

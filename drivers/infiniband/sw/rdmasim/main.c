@@ -447,6 +447,9 @@ static int __init rsim_init(void)
 	err = rsim_sa_init();
 	if (err)
 		return err;
+	err = rsim_dp_wire_init();
+	if (err)
+		goto err_sa_exit;
 	rsim_debugfs_init();
 
 	err = rsim_sa_start();
@@ -488,6 +491,8 @@ err_sa_stop:
 	rsim_sa_stop();
 err_debugfs_exit:
 	rsim_debugfs_exit();
+	rsim_dp_wire_exit();
+err_sa_exit:
 	rsim_sa_exit();
 	return err;
 }
@@ -502,6 +507,7 @@ static void __exit rsim_exit(void)
 	rsim_dma_pci_exit();
 	rsim_sa_stop();
 	rsim_debugfs_exit();
+	rsim_dp_wire_exit();
 	rsim_sa_exit();
 }
 

@@ -1560,6 +1560,10 @@ int rsim_sa_start(void);
 void rsim_sa_stop(void);
 void rsim_sa_debugfs_init(struct dentry *root);
 void rsim_sa_serve(bool on);
+int rsim_dp_wire_init(void);
+void rsim_dp_wire_exit(void);
+int rsim_dp_mad_inject(struct rsim_dev *to, u32 qpn, const void *mad,
+		       u32 len, u16 slid);
 
 /* mcast_dp.c: QPs attached to multicast groups, a datagram's receivers */
 #define RSIM_MC_GROUPS		1024	/* max_mcast_grp */

@@ -24,6 +24,7 @@
 
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 #include <rdma/ib_pma.h>
 
 #include "rdmasim.h"
@@ -131,6 +132,7 @@ struct rsim_switch *rsim_sw_alloc(const char *name, u8 nports, u32 index)
 	}
 	return sw;
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_sw_alloc);
 
 /**
  * rsim_sw_free() - free a switch no walk can reach any more
@@ -146,6 +148,7 @@ void rsim_sw_free(struct rsim_switch *sw)
 	kvfree(sw->mft);
 	kfree(sw);
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_sw_free);
 
 /**
  * rsim_sw_port_link() - a link joined an external port, or left it
@@ -206,6 +209,7 @@ u16 rsim_sw_lid(struct rsim_switch *sw)
 {
 	return be16_to_cpu(READ_ONCE(*(__be16 *)&sw->port[0].pi[PI_LID]));
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_sw_lid);
 
 /**
  * rsim_sw_lft() - the LFT's output port for a LID
@@ -221,6 +225,7 @@ u8 rsim_sw_lft(struct rsim_switch *sw, u16 dlid)
 		return 0xff;
 	return READ_ONCE(sw->lft[dlid]);
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_sw_lft);
 
 static void rsim_sw_node_info(struct rsim_switch *sw, u8 *data, u8 in_port)
 {
@@ -299,6 +304,9 @@ static u16 rsim_sw_set_port_info(struct rsim_switch *sw, u8 port,
 	    (req[PI_WIDTH_EN] & ~RSIM_SW_WIDTHS && req[PI_WIDTH_EN] != 0xff) ||
 	    (!port ? lid >= RSIM_SW_LFT_CAP || (req[PI_LMC] & 7) : false))
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	/* a Get written back (ibportstate): the state it has, no change */
+	if (phys == new_phys)
+		phys = 0;
 	if (port) {
 		switch (phys) {
 		case 0:
@@ -543,6 +551,7 @@ bool rsim_sw_sma(struct rsim_switch *sw, struct ib_smp *smp, u8 in_port)
 		smp->status |= IB_SMP_DIRECTION;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_sw_sma);
 
 /* PortCounters, PortCountersExtended: one port, or all (0xff) summed */
 static u16 rsim_sw_counters(struct rsim_switch *sw, struct ib_mad *mad,
@@ -655,3 +664,4 @@ bool rsim_sw_pma(struct rsim_switch *sw, struct ib_mad *mad)
 	h->status = cpu_to_be16(status);
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(rsim_sw_pma);
