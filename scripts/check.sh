@@ -130,6 +130,9 @@ rsim_boot conformance "$RSIM_OUT/uml-conformance.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} ib_core.force_mr=1"
 rsim_boot kunit,selftest,mutant "$RSIM_OUT/uml-kunit.log" \
 	RSIM_UML_ARGS="${RSIM_UML_ARGS:-} $RSIM_MUTANT_ARG"
+# the simulated fabric with Debian's opensm, in a boot of its own
+# (guest/selftest-fabric.sh; make fabric)
+rsim_boot fabric "$RSIM_OUT/uml-fabric.log" RSIM_PEERS=0
 # RDS over rdmasim, in a boot of its own: its known reports are
 # accepted there alone
 rsim_boot script "$RSIM_OUT/uml-rds.log" \
@@ -168,6 +171,9 @@ rsim_judge "$RSIM_OUT/uml-conformance.log" -- \
 	--conformance rdmasim0,rdmasim1,rsim_veth2_rdmasim,rxe0,siw0 \
 	--conformance-module "$uml_moddir/kunit/conformance/rdma_conformance.ko" \
 	--out "$RSIM_OUT" --summary "$RSIM_SUMMARY" --label "conformance" ||
+	fails=$((fails + 1))
+rsim_judge "$RSIM_OUT/uml-fabric.log" -- --part fabric \
+	--summary "$RSIM_SUMMARY" --label "fabric: opensm, switches, ULPs" ||
 	fails=$((fails + 1))
 rsim_judge "$RSIM_OUT/uml-rds.log" -- \
 	--findings "$RSIM_TOP/scripts/guest/finding-rds.findings" \

@@ -1007,7 +1007,8 @@ drop:
  * @hit: where it lands: @hit->ca, held unless it is @from
  *	(rsim_fabric_put()), QP @hit->qpn, from LID @hit->slid
  *
- * Context: any; does not sleep.
+ * Context: process or softirq; does not sleep (a switch's SMA takes its
+ * lock with BH off).
  * Return: 0, or -ENOENT: the MAD is lost (no route, dropped by a switch,
  * or a switch's agent answers nothing).
  */
@@ -1078,8 +1079,8 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_fabric_mad);
  * @disable: the port is disabled: the far end goes Down; else it trains
  *	again, Init
  *
- * Context: any (the switch's SMA, in the data path); takes the far end's
- * lock.
+ * Context: process or softirq (the switch's SMA, in the data path); takes
+ * the far end's lock with BH off.
  */
 void rsim_fabric_port_retrain(struct rsim_switch *sw, u8 port, bool disable)
 {
@@ -1101,7 +1102,7 @@ void rsim_fabric_port_retrain(struct rsim_switch *sw, u8 port, bool disable)
  * The link retrains: the far end comes back in Init (a switch sets
  * PortStateChange).
  *
- * Context: any; takes the far end's lock.
+ * Context: process or softirq; takes the far end's lock with BH off.
  */
 void rsim_fabric_ca_retrain(struct rsim_dev *rsim)
 {

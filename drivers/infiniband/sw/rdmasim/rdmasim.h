@@ -408,7 +408,9 @@ struct rsim_dp_stats {
  * struct rsim_sa_port - the subnet administrator's MAD agent on a port
  *	(sa_agent.c)
  * @agent: the agent for the SA class's requests on QP1, or NULL (RoCE
- *	mode, the module parameter sa=0, or another SA holds the class)
+ *	mode, the module parameter sa=0, the built-in SM off, or another SA
+ *	holds the class)
+ * @removed: the client's remove() ran: no agent comes back
  * @lock: protects @delayed, @nr_delayed and @stopping; BH off
  * @delayed: answers held back by the delay fault, oldest first
  * @nr_delayed: how many (at most RSIM_SA_HELD_MAX: more are lost)

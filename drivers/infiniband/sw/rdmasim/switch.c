@@ -160,7 +160,7 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_sw_free);
  * Sets PortStateChange, as a switch does when a port's state changes
  * other than by a Set.
  *
- * Context: any; takes the switch's lock with BH off.
+ * Context: process or softirq; takes the switch's lock with BH off.
  */
 void rsim_sw_port_link(struct rsim_switch *sw, u8 port, bool up)
 {
@@ -513,7 +513,7 @@ static u16 rsim_sw_attr(struct rsim_switch *sw, struct ib_smp *smp,
  * The answer is a GetResp with the request's header and paths, the D bit
  * set for a directed-route SMP; fabric.c sends it back.
  *
- * Context: any; takes the switch's lock with BH off.
+ * Context: process or softirq; takes the switch's lock with BH off.
  * Return: true if @smp is now an answer to send; false for what gets
  * none (responses, traps, TrapRepress).
  */
