@@ -237,7 +237,7 @@ static void rsim_fabric_test_switch_sma(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ni->node_type, RDMA_NODE_IB_SWITCH);
 	KUNIT_EXPECT_EQ(test, ni->num_ports, 20);
 	KUNIT_EXPECT_EQ(test, ni->local_port_num, 1);
-	KUNIT_EXPECT_EQ(test, ni->port_guid, sw->guid);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(ni->port_guid), be64_to_cpu(sw->guid));
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(ni->device_id), RSIM_SW_DEVICE_ID);
 	KUNIT_EXPECT_EQ(test, fab_get(test, sw, &smp, IB_SMP_ATTR_NODE_DESC, 0),
 			0);
@@ -350,7 +350,7 @@ static void rsim_fabric_test_switch_sma(struct kunit *test)
 	fab_smp(&smp, IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE, IB_MGMT_METHOD_GET,
 		IB_SMP_ATTR_NODE_INFO, 0);
 	KUNIT_EXPECT_TRUE(test, rsim_sw_sma(sw, &smp, 7));
-	KUNIT_EXPECT_EQ(test, smp.status, IB_SMP_DIRECTION);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp.status), 0x8000);
 	KUNIT_EXPECT_EQ(test, ((struct ib_node_info *)smp.data)->local_port_num,
 			7);
 	/* no answer to a TrapRepress or a response */
@@ -381,7 +381,7 @@ static void rsim_fabric_test_switch_pma(struct kunit *test)
 	mad.mad_hdr.method = IB_MGMT_METHOD_GET;
 	mad.mad_hdr.attr_id = IB_PMA_CLASS_PORT_INFO;
 	KUNIT_ASSERT_TRUE(test, rsim_sw_pma(sw, &mad));
-	KUNIT_EXPECT_EQ(test, mad.mad_hdr.status, 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(mad.mad_hdr.status), 0);
 	cpi = (void *)((struct ib_pma_mad *)&mad)->data;
 	KUNIT_EXPECT_TRUE(test, cpi->capability_mask &
 			  IB_PMA_CLASS_CAP_ALLPORTSELECT);
@@ -390,7 +390,7 @@ static void rsim_fabric_test_switch_pma(struct kunit *test)
 	pc = (void *)((struct ib_pma_mad *)&mad)->data;
 	pc->port_select = 2;
 	KUNIT_ASSERT_TRUE(test, rsim_sw_pma(sw, &mad));
-	KUNIT_EXPECT_EQ(test, mad.mad_hdr.status, 0);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(mad.mad_hdr.status), 0);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_xmit_packets), 7);
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(pc->port_xmit_data), 100);
 	mad.mad_hdr.method = IB_MGMT_METHOD_GET;
@@ -576,13 +576,14 @@ static void rsim_fabric_test_dr_smp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hit.qpn, 0);
 	KUNIT_EXPECT_EQ(test, hit.slid, 0xffff);
 	KUNIT_EXPECT_EQ(test, smp.method, IB_MGMT_METHOD_GET_RESP);
-	KUNIT_EXPECT_EQ(test, smp.status, IB_SMP_DIRECTION);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp.status), 0x8000);
 	/* for the CA's MAD layer, which takes it to 0 (C14-13:3) */
 	KUNIT_EXPECT_EQ(test, smp.hop_ptr, 1);
 	KUNIT_EXPECT_EQ(test, smp.return_path[1], 1);
 	KUNIT_EXPECT_EQ(test, smp.return_path[2], 1);
-	KUNIT_EXPECT_EQ(test, ((struct ib_node_info *)smp.data)->node_guid,
-			f->q->guid);
+	KUNIT_EXPECT_EQ(test,
+			be64_to_cpu(((struct ib_node_info *)smp.data)->node_guid),
+			be64_to_cpu(f->q->guid));
 	KUNIT_EXPECT_EQ(test, ((struct ib_node_info *)smp.data)->local_port_num,
 			1);
 	rsim_fabric_put(f->a, hit.ca);
@@ -640,8 +641,9 @@ static void rsim_fabric_test_lid_routed_smp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hit.slid, 0x50);
 	KUNIT_EXPECT_EQ(test, hit.qpn, 0);
 	KUNIT_EXPECT_EQ(test, smp.method, IB_MGMT_METHOD_GET_RESP);
-	KUNIT_EXPECT_EQ(test, ((struct ib_node_info *)smp.data)->node_guid,
-			f->p->guid);
+	KUNIT_EXPECT_EQ(test,
+			be64_to_cpu(((struct ib_node_info *)smp.data)->node_guid),
+			be64_to_cpu(f->p->guid));
 	rsim_fabric_put(f->a, hit.ca);
 	/* a switch has no agent for other classes on QP1 */
 	fab_smp(&smp, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_METHOD_GET,

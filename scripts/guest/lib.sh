@@ -196,6 +196,37 @@ lines() {
 	done
 }
 
+# ipoib_if dev: the IPoIB interface of InfiniBand device <dev> in $val
+ipoib_if() {
+	local i
+	val=
+	for i in /sys/class/net/ib*; do
+		[ -e "$i/device/infiniband/$1" ] || continue
+		val=${i##*/}
+		return 0
+	done
+	echo "no IPoIB interface on $1"
+	return 1
+}
+
+# ipoib_carrier netns ifname: the interface in <netns> has its carrier
+ipoib_carrier() {
+	ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null |
+		{ read -r c; [ "$c" = 1 ]; }
+}
+
+# bcast_members ca file: how many MCMemberRecords of IPoIB's broadcast
+# group (the default partition's) the SA gives <ca>'s saquery, in $val;
+# saquery's output in <file>
+bcast_members() {
+	local l
+	val=0
+	saquery -C "$1" -P 1 -g >"$2" 2>&1 || return 1
+	while IFS= read -r l; do
+		case $l in *MGID*ff12:401b:ffff::ffff:ffff) val=$((val + 1)) ;; esac
+	done <"$2"
+}
+
 # copy_file from to: with shell builtins
 copy_file() {
 	local l

@@ -34,7 +34,8 @@
 #   - the fabric reset: every CA back on the flat subnet, the built-in SM
 #     and SA serving again.
 # Uses check(), capture(), has_line(), lines(), wait_for(), sysfs_is(),
-# ll_of() and ll_addr_ready() from guest/lib.sh, and cm-pair.sh.
+# ll_of(), ll_addr_ready() and bcast_members() from guest/lib.sh, and
+# cm-pair.sh.
 
 F=/sys/kernel/debug/rdmasim/fabric
 DBG=/sys/kernel/debug/rdmasim
@@ -251,25 +252,10 @@ check "fabric_ibsim_mcast_storm" sh -c \
 	"$IBSIMT/mcast_storm joins leave >/run/fab-ms 2>&1"
 
 # ---- IPoIB across the switches ----
-ipoib_if() {
-	local i
-	val=
-	for i in /sys/class/net/ib*; do
-		[ -e "$i/device/infiniband/$1" ] || continue
-		val=${i##*/}
-		return 0
-	done
-	echo "no IPoIB interface on $1"
-	return 1
-}
 in_ns() {
 	local ns="$1"
 	shift
 	ip netns exec "$ns" "$@"
-}
-ipoib_carrier() {
-	ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null |
-		{ read -r c; [ "$c" = 1 ]; }
 }
 # fab_tcp from-ns to-ns dest: 4 MiB over TCP, the data compared
 fab_tcp() {
@@ -447,6 +433,15 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 		in_ns fab0 ping -6 -c 1 -W 2 "${FLL2:-}%$FIB0"
 	capture /run/fab-sa2 saquery -C rdmasim1 -P 1 -s
 	check "fabric_handover_sa_answers" has_line /run/fab-sa2 "*PortInfoRecord dump:*"
+	# the new master's first sweep set ClientReregister on every port:
+	# IPoIB (rdmasim0, 2 and 3) joined the broadcast group again at its
+	# SA, which knew none of the old master's groups
+	fab_rejoined() {
+		bcast_members rdmasim0 /run/fab-mcmr || return 1
+		[ "$val" -ge 3 ] || { echo "$val broadcast members, 3 expected"; return 1; }
+	}
+	check "fabric_handover_ipoib_rejoined" wait_for "IPoIB's joins at the new SA" \
+		60 fab_rejoined
 
 	for d in 0 2 3; do
 		check "fabric_ipoib_netns_del_$d" ip netns del fab$d

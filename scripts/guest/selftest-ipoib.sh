@@ -43,27 +43,11 @@ IPOIB_NS1=rsim_ib1
 IPOIB_TCP=18700
 IPOIB_CM=18701
 
-# ipoib_if dev: the IPoIB interface of InfiniBand device <dev> in $val
-ipoib_if() {
-	local i
-	val=
-	for i in /sys/class/net/ib*; do
-		[ -e "$i/device/infiniband/$1" ] || continue
-		val=${i##*/}
-		return 0
-	done
-	echo "no IPoIB interface on $1"
-	return 1
-}
 in_ib0() {
 	ip netns exec $IPOIB_NS0 "$@"
 }
 in_ib1() {
 	ip netns exec $IPOIB_NS1 "$@"
-}
-ipoib_carrier() {
-	ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null |
-		{ read -r c; [ "$c" = 1 ]; }
 }
 ipoib_is() {
 	local v
@@ -158,12 +142,8 @@ if $MP -n ib_ipoib 2>/dev/null && command -v ping >/dev/null; then
 		"  member 0x02ca510000000101 join_state 0x1"
 	# a record per member: the broadcast group's two
 	ipoib_mcmr() {
-		local l k=0
-		saquery -C rdmasim1 -P 1 -g >/run/ib-mcmr 2>&1 || return 1
-		while IFS= read -r l; do
-			case $l in *MGID*ff12:401b:ffff::ffff:ffff) k=$((k + 1)) ;; esac
-		done </run/ib-mcmr
-		[ $k = 2 ] || { echo "$k broadcast records, 2 expected"; return 1; }
+		bcast_members rdmasim1 /run/ib-mcmr || return 1
+		[ "$val" = 2 ] || { echo "$val broadcast records, 2 expected"; return 1; }
 		has_line /run/ib-mcmr "*Mlid*0xC000"
 	}
 	check "ipoib_saquery_mcmember" ipoib_mcmr

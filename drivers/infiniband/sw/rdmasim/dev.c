@@ -301,6 +301,43 @@ u32 rsim_port_set_state_locked(struct rsim_port *port,
 EXPORT_SYMBOL_IF_KUNIT(rsim_port_set_state_locked);
 
 /**
+ * rsim_port_state_step() - the PortState a SubnSet(PortInfo) asks for
+ * @req: the PortState field of the Set (IB_PORT_NOP: no change)
+ * @phys: the port's PortPhysicalState once the Set's applies
+ * @state: in: the port's PortState; out: the one it moves to
+ *
+ * IBA 14.2.5.6: Down retrains a link that is up (the port comes back in
+ * Init), Armed only from Init or Armed, Active only from Armed or Active.
+ * The CA SMA's rule (mad.c) and the switch SMA's (switch.c).
+ *
+ * Context: any.
+ * Return: false if the step is not allowed (or @req is no state).
+ */
+bool rsim_port_state_step(u8 req, u8 phys, u8 *state)
+{
+	switch (req) {
+	case IB_PORT_NOP:
+		return true;
+	case IB_PORT_DOWN:
+		if (phys == IB_PORT_PHYS_STATE_LINK_UP)
+			*state = IB_PORT_INIT;
+		return true;
+	case IB_PORT_ARMED:
+		if (*state != IB_PORT_INIT && *state != IB_PORT_ARMED)
+			return false;
+		*state = IB_PORT_ARMED;
+		return true;
+	case IB_PORT_ACTIVE:
+		if (*state != IB_PORT_ARMED && *state != IB_PORT_ACTIVE)
+			return false;
+		*state = IB_PORT_ACTIVE;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
  * rsim_port_dispatch() - raise the port events a change asked for
  * @rsim: device
  * @events: RSIM_PORT_EV_* flags

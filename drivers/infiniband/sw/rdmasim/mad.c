@@ -256,7 +256,7 @@ static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	u8 phys = pi->portphysstate_linkdown >> 4;
 	u8 mtu = pi->neighbormtu_mastersmsl >> 4;
 	u8 vls = pi->operationalvl_pei_peo_fpi_fpo >> 4;
-	enum ib_port_state new_state;
+	u8 new_state;
 	u8 new_phys, old_phys, width, speed, speed_ext;
 	u32 ev = 0;
 
@@ -303,27 +303,8 @@ static u16 rsim_sma_set_port_info(struct rsim_dev *rsim, struct ib_smp *smp)
 	default:
 		goto invalid;
 	}
-	/* PortState: Down retrains (to Init), Init -> Armed -> Active */
-	switch (state) {
-	case IB_PORT_NOP:
-		break;
-	case IB_PORT_DOWN:
-		if (new_phys == IB_PORT_PHYS_STATE_LINK_UP)
-			new_state = IB_PORT_INIT;
-		break;
-	case IB_PORT_ARMED:
-		if (new_state != IB_PORT_INIT && new_state != IB_PORT_ARMED)
-			goto invalid;
-		new_state = IB_PORT_ARMED;
-		break;
-	case IB_PORT_ACTIVE:
-		if (new_state != IB_PORT_ARMED && new_state != IB_PORT_ACTIVE)
-			goto invalid;
-		new_state = IB_PORT_ACTIVE;
-		break;
-	default:
+	if (!rsim_port_state_step(state, new_phys, &new_state))
 		goto invalid;
-	}
 
 	if (lid != port->lid)
 		ev |= RSIM_PORT_EV_LID;

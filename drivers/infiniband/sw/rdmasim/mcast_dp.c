@@ -233,10 +233,27 @@ struct rsim_mc_walk {
 	int max;
 };
 
+/*
+ * Another port that receives the group: its QPs attached to it; the
+ * device stays held while a receiver of it is listed
+ */
+static void rsim_mc_take(struct rsim_mc_walk *w, struct rsim_dev *d)
+{
+	int n;
+
+	if (!ib_device_try_get(&d->ibdev))
+		return;
+	n = rsim_mc_collect(d, w->mlid, w->mgid, w->dest, w->n, w->max);
+	if (n == w->n)
+		ib_device_put(&d->ibdev);
+	else
+		w->dest[w->n].held = true;
+	w->n = n;
+}
+
 static int rsim_mc_walk_one(struct rsim_dev *d, void *arg)
 {
 	struct rsim_mc_walk *w = arg;
-	int n;
 
 	if (d == w->from) {
 		if (w->loopback)
@@ -244,16 +261,8 @@ static int rsim_mc_walk_one(struct rsim_dev *d, void *arg)
 					       w->n, w->max);
 		return 0;
 	}
-	if (!rsim_mcast_port_receives(w->mlid, d->port.guid) ||
-	    !ib_device_try_get(&d->ibdev))
-		return 0;
-	n = rsim_mc_collect(d, w->mlid, w->mgid, w->dest, w->n, w->max);
-	/* the device stays held while a receiver of it is listed */
-	if (n == w->n)
-		ib_device_put(&d->ibdev);
-	else
-		w->dest[w->n].held = true;
-	w->n = n;
+	if (rsim_mcast_port_receives(w->mlid, d->port.guid))
+		rsim_mc_take(w, d);
 	return 0;
 }
 
@@ -265,16 +274,9 @@ static int rsim_mc_walk_one(struct rsim_dev *d, void *arg)
 static int rsim_mc_fabric_one(struct rsim_dev *d, void *arg)
 {
 	struct rsim_mc_walk *w = arg;
-	int n;
 
-	if (d == w->from || !ib_device_try_get(&d->ibdev))
-		return 0;
-	n = rsim_mc_collect(d, w->mlid, w->mgid, w->dest, w->n, w->max);
-	if (n == w->n)
-		ib_device_put(&d->ibdev);
-	else
-		w->dest[w->n].held = true;
-	w->n = n;
+	if (d != w->from)
+		rsim_mc_take(w, d);
 	return 0;
 }
 

@@ -1621,6 +1621,7 @@ u16 rsim_port_pkey(const struct rsim_dev *rsim, u16 index);
 u32 rsim_port_set_state_locked(struct rsim_port *port,
 			       enum ib_port_state state, u8 phys_state);
 void rsim_port_dispatch(struct rsim_dev *rsim, u32 events);
+bool rsim_port_state_step(u8 req, u8 phys, u8 *state);
 void rsim_port_set_link(struct rsim_dev *rsim, bool up);
 bool rsim_port_passes(struct rsim_dev *rsim, enum ib_qp_type sender);
 

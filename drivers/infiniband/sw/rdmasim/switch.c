@@ -299,6 +299,7 @@ static u16 rsim_sw_set_port_info(struct rsim_switch *sw, u8 port,
 	u8 new_state = sp->state, new_phys = sp->phys;
 	bool linked = rcu_access_pointer(sp->peer.sw) ||
 		      rcu_access_pointer(sp->peer.ca);
+	int rt = 0;
 
 	if (vls > RSIM_SW_VLCAP || mtu > IB_MTU_4096 ||
 	    (req[PI_WIDTH_EN] & ~RSIM_SW_WIDTHS && req[PI_WIDTH_EN] != 0xff) ||
@@ -317,41 +318,23 @@ static u16 rsim_sw_set_port_info(struct rsim_switch *sw, u8 port,
 						    IB_PORT_PHYS_STATE_POLLING;
 				new_state = linked ? IB_PORT_INIT :
 						     IB_PORT_DOWN;
-				*retrain = linked ? 1 : 0;
+				rt = linked ? 1 : 0;
 			}
 			break;
 		case IB_PORT_PHYS_STATE_DISABLED:
 			new_phys = IB_PORT_PHYS_STATE_DISABLED;
 			new_state = IB_PORT_DOWN;
-			*retrain = linked ? 2 : 0;
+			rt = linked ? 2 : 0;
 			break;
 		default:
 			return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 		}
-		switch (state) {
-		case IB_PORT_NOP:
-			break;
-		case IB_PORT_DOWN:
-			if (new_phys == IB_PORT_PHYS_STATE_LINK_UP) {
-				new_state = IB_PORT_INIT;
-				*retrain = *retrain ?: 1;
-			}
-			break;
-		case IB_PORT_ARMED:
-			if (new_state != IB_PORT_INIT &&
-			    new_state != IB_PORT_ARMED)
-				return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-			new_state = IB_PORT_ARMED;
-			break;
-		case IB_PORT_ACTIVE:
-			if (new_state != IB_PORT_ARMED &&
-			    new_state != IB_PORT_ACTIVE)
-				return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-			new_state = IB_PORT_ACTIVE;
-			break;
-		default:
+		if (!rsim_port_state_step(state, new_phys, &new_state))
 			return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-		}
+		/* Down on a link that is up: its far end retrains too */
+		if (state == IB_PORT_DOWN &&
+		    new_phys == IB_PORT_PHYS_STATE_LINK_UP)
+			rt = rt ?: 1;
 	} else if (state > IB_PORT_ACTIVE) {
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 	}
@@ -381,6 +364,7 @@ static u16 rsim_sw_set_port_info(struct rsim_switch *sw, u8 port,
 		WRITE_ONCE(sp->state, new_state);
 		WRITE_ONCE(sp->phys, new_phys);
 	}
+	*retrain = rt;
 	return IB_MGMT_MAD_STATUS_SUCCESS;
 }
 
