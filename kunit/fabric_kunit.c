@@ -176,7 +176,7 @@ static void rsim_fabric_test_link_states(struct kunit *test)
 {
 	struct rsim_dev *a = rsim_kunit_shared_dev(test);
 	u16 lid = READ_ONCE(a->port.lid);
-	struct rsim_switch *sw;
+	struct rsim_switch *sw, *sw2;
 	struct ib_smp smp;
 	u8 si[IB_SMP_DATA_SIZE];
 
@@ -214,6 +214,37 @@ static void rsim_fabric_test_link_states(struct kunit *test)
 	/* a port with no link goes nowhere */
 	KUNIT_EXPECT_EQ(test, fab_set_state(test, sw, 2, IB_PORT_ARMED),
 			IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE);
+	/*
+	 * with a LID, an SM LID (a's) and a route to it, the switch sends
+	 * trap 128 to a's QP0 when the link goes, and again
+	 */
+	KUNIT_EXPECT_EQ(test, fab_get(test, sw, &smp, IB_SMP_ATTR_PORT_INFO, 0),
+			0);
+	memcpy(si, smp.data, sizeof(si));
+	*(__be16 *)&si[16] = cpu_to_be16(0x60);
+	*(__be16 *)&si[18] = cpu_to_be16(lid);
+	KUNIT_EXPECT_EQ(test, fab_set(test, sw, &smp, IB_SMP_ATTR_PORT_INFO, 0,
+				      si), 0);
+	KUNIT_EXPECT_EQ(test, fab_get(test, sw, &smp, IB_SMP_ATTR_SWITCH_INFO,
+				      0), 0);
+	memcpy(si, smp.data, sizeof(si));
+	*(__be16 *)&si[6] = cpu_to_be16(lid);
+	KUNIT_EXPECT_EQ(test, fab_set(test, sw, &smp, IB_SMP_ATTR_SWITCH_INFO,
+				      0, si), 0);
+	memset(si, 0xff, sizeof(si));
+	si[lid % 64] = 1;
+	KUNIT_EXPECT_EQ(test, fab_set(test, sw, &smp,
+				      IB_SMP_ATTR_LINEAR_FORWARD_TABLE, lid / 64,
+				      si), 0);
+	KUNIT_EXPECT_EQ(test, rsim_fabric_link_del("kl", 2), -ENOTCONN);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sw->traps), 0);
+	KUNIT_EXPECT_EQ(test, rsim_fabric_link_add("kl", 2, "kl", 2), -EINVAL);
+	/* a second link on the switch: its coming is a PortStateChange */
+	sw2 = rsim_fabric_switch_add("km", 1);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, sw2);
+	KUNIT_EXPECT_EQ(test, rsim_fabric_link_add("kl", 2, "km", 1), 0);
+	KUNIT_EXPECT_GE(test, atomic64_read(&sw->traps), 1);
+	KUNIT_EXPECT_EQ(test, sw->trap_left, RSIM_TRAP_TRIES - 1);
 	KUNIT_EXPECT_EQ(test, rsim_fabric_link_del("kl", 1), 0);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a->port.state), IB_PORT_DOWN);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a->port.phys_state),
@@ -353,10 +384,21 @@ static void rsim_fabric_test_switch_sma(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be16_to_cpu(smp.status), 0x8000);
 	KUNIT_EXPECT_EQ(test, ((struct ib_node_info *)smp.data)->local_port_num,
 			7);
-	/* no answer to a TrapRepress or a response */
+	/*
+	 * no answer to a TrapRepress; one with the pending trap's TID ends
+	 * its repeats, another does not
+	 */
+	sw->trap_tid = 0x3f00000007ULL;
+	sw->trap_left = 3;
 	fab_smp(&smp, IB_MGMT_CLASS_SUBN_LID_ROUTED,
 		IB_MGMT_METHOD_TRAP_REPRESS, IB_SMP_ATTR_NOTICE, 0);
+	smp.tid = cpu_to_be64(0x3f00000006ULL);
 	KUNIT_EXPECT_FALSE(test, rsim_sw_sma(sw, &smp, 1));
+	KUNIT_EXPECT_EQ(test, sw->trap_left, 3);
+	smp.tid = cpu_to_be64(0x3f00000007ULL);
+	KUNIT_EXPECT_FALSE(test, rsim_sw_sma(sw, &smp, 1));
+	KUNIT_EXPECT_EQ(test, sw->trap_left, 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&sw->represses), 1);
 	fab_smp(&smp, IB_MGMT_CLASS_SUBN_LID_ROUTED, IB_MGMT_METHOD_GET_RESP,
 		IB_SMP_ATTR_NODE_INFO, 0);
 	KUNIT_EXPECT_FALSE(test, rsim_sw_sma(sw, &smp, 1));
@@ -450,7 +492,8 @@ static void fab_top(struct kunit *test, struct rsim_switch *sw)
 	KUNIT_ASSERT_EQ(test, fab_get(test, sw, &smp, IB_SMP_ATTR_SWITCH_INFO,
 				      0), 0);
 	memcpy(data, smp.data, sizeof(data));
-	*(__be16 *)&data[6] = cpu_to_be16(0x3ff);
+	/* every unicast LID: KUnit's devices have LIDs above 1000 */
+	*(__be16 *)&data[6] = cpu_to_be16(RSIM_SW_LFT_CAP - 1);
 	KUNIT_ASSERT_EQ(test, fab_set(test, sw, &smp, IB_SMP_ATTR_SWITCH_INFO,
 				      0, data), 0);
 }

@@ -83,6 +83,8 @@ bool rsim_fabric_member(const struct rsim_dev *rsim)
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_fabric_member);
 
+static void rsim_fabric_trap_work(struct work_struct *work);
+
 static struct rsim_switch *rsim_fabric_find(const char *name)
 {
 	struct rsim_switch *sw;
@@ -133,6 +135,7 @@ struct rsim_switch *rsim_fabric_switch_add(const char *name, u8 nports)
 		sw = ERR_PTR(-ENOMEM);
 		goto out;
 	}
+	INIT_DELAYED_WORK(&sw->trap_work, rsim_fabric_trap_work);
 	list_add_tail_rcu(&sw->node, &rsim_fabric_switches);
 	rsim_fabric_nswitches++;
 out:
@@ -398,6 +401,7 @@ static void rsim_fabric_switch_remove(struct rsim_switch *sw)
 	list_del_rcu(&sw->node);
 	rsim_fabric_nswitches--;
 	synchronize_rcu();
+	cancel_delayed_work_sync(&sw->trap_work);
 	ida_free(&rsim_fabric_ida, sw->index);
 	rsim_sw_free(sw);
 }
@@ -600,24 +604,26 @@ static bool rsim_fabric_walk(struct rsim_fab_at at, u16 dlid, bool smp,
 #define RSIM_TRAP_PORT_STATE_CHANGE	128
 
 /*
- * A switch whose port's link came or went tells its SM (trap 128,
- * PortStateChange), if an SM gave it a LID and its own: a LID-routed
- * SubnTrap(Notice) from port 0 to the SM LID, sent once (opensm answers
- * with a TrapRepress, which the SMA takes silently; its light sweep sees
- * PortStateChange anyway).
+ * A switch's trap 128 (PortStateChange) to its SM, if an SM gave it a LID
+ * and its own: a LID-routed SubnTrap(Notice) from port 0 to the SM LID,
+ * with the switch's number in the high half of the transaction ID. Sent
+ * again every RSIM_TRAP_INTERVAL_MS until opensm's TrapRepress with that
+ * ID (switch.c), RSIM_TRAP_TRIES times at most: a trap that found no way
+ * to the SM (a cut cable on it) arrives once the SM routed around it.
  */
-static void rsim_fabric_trap128(struct rsim_switch *sw)
+static void rsim_fabric_trap_send(struct rsim_switch *sw)
 {
 	struct rsim_fab_at from = { .sw = sw };
 	struct rsim_fab_hit hit = {};
 	struct ib_smp *smp;
 	u16 lid, sm_lid;
+	u64 tid;
 	u8 *n;
 
 	spin_lock_bh(&sw->lock);
 	lid = rsim_sw_lid(sw);
 	sm_lid = be16_to_cpup((__be16 *)&sw->port[0].pi[18]);
-	sw->trap_tid++;
+	tid = sw->trap_tid;
 	spin_unlock_bh(&sw->lock);
 	if (!lid || !sm_lid || sm_lid > RSIM_LID_UNICAST_MAX)
 		return;
@@ -628,9 +634,7 @@ static void rsim_fabric_trap128(struct rsim_switch *sw)
 	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
 	smp->class_version = 1;
 	smp->method = IB_MGMT_METHOD_TRAP;
-	/* the switch's own transaction IDs: its number in the high half */
-	smp->tid = cpu_to_be64((u64)sw->index << 32 |
-			       (READ_ONCE(sw->trap_tid) & U32_MAX));
+	smp->tid = cpu_to_be64(tid);
 	smp->attr_id = IB_SMP_ATTR_NOTICE;
 	n = smp->data;
 	n[0] = RSIM_NOTICE_GENERIC_URGENT;
@@ -649,6 +653,56 @@ static void rsim_fabric_trap128(struct rsim_switch *sw)
 		rcu_read_unlock();
 	}
 	kfree(smp);
+}
+
+/* the trap again, until repressed or sent RSIM_TRAP_TRIES times */
+static void rsim_fabric_trap_work(struct work_struct *work)
+{
+	struct rsim_switch *sw = container_of(to_delayed_work(work),
+					      struct rsim_switch, trap_work);
+	bool again;
+
+	spin_lock_bh(&sw->lock);
+	again = sw->trap_left > 0;
+	if (again)
+		sw->trap_left--;
+	spin_unlock_bh(&sw->lock);
+	if (!again)
+		return;
+	rsim_fabric_trap_send(sw);
+	if (READ_ONCE(sw->trap_left))
+		schedule_delayed_work(&sw->trap_work,
+				      msecs_to_jiffies(RSIM_TRAP_INTERVAL_MS));
+}
+
+/*
+ * A port's state changed under a Set in the data path (the far end of a
+ * port a Set retrained or disabled): a new trap 128, sent from the work
+ */
+static void rsim_fabric_trap_soon(struct rsim_switch *sw)
+{
+	spin_lock_bh(&sw->lock);
+	sw->trap_tid = (u64)sw->index << 32 | (((sw->trap_tid & U32_MAX) + 1) &
+					       U32_MAX);
+	sw->trap_left = RSIM_TRAP_TRIES;
+	spin_unlock_bh(&sw->lock);
+	/* pending already: it goes out then (within RSIM_TRAP_INTERVAL_MS) */
+	schedule_delayed_work(&sw->trap_work, 0);
+}
+
+/* a port's link came or went: a new trap 128, sent now and repeated */
+static void rsim_fabric_trap128(struct rsim_switch *sw)
+{
+	spin_lock_bh(&sw->lock);
+	sw->trap_tid = (u64)sw->index << 32 | (((sw->trap_tid & U32_MAX) + 1) &
+					       U32_MAX);
+	sw->trap_left = RSIM_TRAP_TRIES - 1;
+	spin_unlock_bh(&sw->lock);
+	rsim_fabric_trap_send(sw);
+	/* the repeats start over (a repeat running now finds the new trap) */
+	cancel_delayed_work(&sw->trap_work);
+	schedule_delayed_work(&sw->trap_work,
+			      msecs_to_jiffies(RSIM_TRAP_INTERVAL_MS));
 }
 
 /* the first step: the sender's own link, when it has a link up */
@@ -1088,10 +1142,12 @@ void rsim_fabric_port_retrain(struct rsim_switch *sw, u8 port, bool disable)
 
 	rcu_read_lock();
 	rsim_fabric_follow(&sw->port[port].peer, &at);
-	if (at.sw)
+	if (at.sw) {
 		rsim_sw_port_link(at.sw, at.port, !disable);
-	else if (at.ca)
+		rsim_fabric_trap_soon(at.sw);
+	} else if (at.ca) {
 		rsim_fabric_ca_link(at.ca, !disable);
+	}
 	rcu_read_unlock();
 }
 
@@ -1110,10 +1166,12 @@ void rsim_fabric_ca_retrain(struct rsim_dev *rsim)
 
 	rcu_read_lock();
 	rsim_fabric_follow(&rsim->link, &at);
-	if (at.sw)
+	if (at.sw) {
 		rsim_sw_port_link(at.sw, at.port, true);
-	else if (at.ca)
+		rsim_fabric_trap_soon(at.sw);
+	} else if (at.ca) {
 		rsim_fabric_ca_link(at.ca, true);
+	}
 	rcu_read_unlock();
 }
 
@@ -1317,14 +1375,15 @@ static int rsim_fabric_stats_show(struct seq_file *m, void *v)
 	mutex_lock(&rsim_fabric_mutex);
 	seq_printf(m, "drops %lld\n", atomic64_read(&rsim_fabric_drops));
 	list_for_each_entry(sw, &rsim_fabric_switches, node) {
-		seq_printf(m, "switch %s lid %u lin_top %u psc %d gets %lld sets %lld errors %lld dr_drops %lld no_route %lld traps %lld\n",
+		seq_printf(m, "switch %s lid %u lin_top %u psc %d gets %lld sets %lld errors %lld dr_drops %lld no_route %lld traps %lld represses %lld\n",
 			   sw->name, rsim_sw_lid(sw), READ_ONCE(sw->lin_top),
 			   READ_ONCE(sw->psc), atomic64_read(&sw->sma_gets),
 			   atomic64_read(&sw->sma_sets),
 			   atomic64_read(&sw->sma_errors),
 			   atomic64_read(&sw->dr_drops),
 			   atomic64_read(&sw->no_route),
-			   atomic64_read(&sw->traps));
+			   atomic64_read(&sw->traps),
+			   atomic64_read(&sw->represses));
 		for (p = 1; p <= sw->nports; p++) {
 			struct rsim_sw_counters *c = &sw->port[p].c;
 

@@ -10,6 +10,7 @@
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 
@@ -32,6 +33,9 @@ struct rsim_switch;
 #define RSIM_LID_MCAST_BASE	0xc000
 /* how many switches a LID-routed packet crosses before it is dropped */
 #define RSIM_FABRIC_HOPS	64
+/* a trap is sent this many times at most, this far apart (IBA 13.4.9) */
+#define RSIM_TRAP_TRIES		5
+#define RSIM_TRAP_INTERVAL_MS	1000
 /* the most switches a fabric has */
 #define RSIM_FABRIC_SWITCHES	64
 
@@ -99,6 +103,9 @@ struct rsim_sw_port {
  * @life: SwitchInfo.LifeTimeValue
  * @psc: SwitchInfo.PortStateChange: a port's link went up or down
  * @trap_tid: the transaction ID of the last trap the SMA sent
+ * @trap_left: how many more times it sends it, unless repressed
+ * @trap_work: sends it again (RSIM_TRAP_INTERVAL_MS) until a TrapRepress
+ *	with its transaction ID comes, RSIM_TRAP_TRIES times in all
  * @lft: LinearForwardingTable, an output port per LID (0xff: none); the
  *	data path reads it without the lock, one byte at a time
  * @mft: MulticastForwardingTable, a port mask per MLID (bit n: port n)
@@ -110,6 +117,7 @@ struct rsim_sw_port {
  *	no such port, no link)
  * @no_route: LID-routed packets dropped here (no LFT entry, hop limit)
  * @traps: traps the SMA sent that reached the SM's port
+ * @represses: TrapRepresses that ended a trap's repeats
  * @port: ports 0 to @nports
  */
 struct rsim_switch {
@@ -125,6 +133,8 @@ struct rsim_switch {
 	u8 life;
 	bool psc;
 	u64 trap_tid;
+	u32 trap_left;
+	struct delayed_work trap_work;
 	u8 *lft;
 	u64 *mft;
 	__be16 pkeys[RSIM_SW_PKEYS];
@@ -134,6 +144,7 @@ struct rsim_switch {
 	atomic64_t dr_drops;
 	atomic64_t no_route;
 	atomic64_t traps;
+	atomic64_t represses;
 	struct rsim_sw_port port[];
 };
 

@@ -508,6 +508,17 @@ bool rsim_sw_sma(struct rsim_switch *sw, struct ib_smp *smp, u8 in_port)
 	u8 port = 0;
 	u16 status;
 
+	if (smp->method == IB_MGMT_METHOD_TRAP_REPRESS &&
+	    smp->attr_id == IB_SMP_ATTR_NOTICE) {
+		/* the SM has the trap: no more repeats of it */
+		spin_lock_bh(&sw->lock);
+		if (sw->trap_left && be64_to_cpu(smp->tid) == sw->trap_tid) {
+			sw->trap_left = 0;
+			atomic64_inc(&sw->represses);
+		}
+		spin_unlock_bh(&sw->lock);
+		return false;
+	}
 	if (smp->method != IB_MGMT_METHOD_GET &&
 	    smp->method != IB_MGMT_METHOD_SET) {
 		if (smp->method & IB_MGMT_METHOD_RESP ||
