@@ -881,6 +881,22 @@ static void rsim_sa_suite_exit(struct kunit_suite *suite)
 	ib_sa_unregister_client(&sa_client);
 }
 
+/*
+ * new_device's sa=0 (cfg.no_sa): the device registers no SA agent, so
+ * that another SA may take the class on its port; the others do
+ */
+static void rsim_sa_test_no_sa_device(struct kunit *test)
+{
+	struct rsim_dev_config cfg;
+	struct rsim_dev *d;
+
+	KUNIT_EXPECT_NOT_NULL(test, rsim_kunit_shared_dev(test)->sa.agent);
+	rsim_default_config(&cfg);
+	cfg.no_sa = true;
+	d = rsim_kunit_dev(test, &cfg);
+	KUNIT_EXPECT_NULL(test, d->sa.agent);
+}
+
 static struct kunit_case rsim_sa_test_cases[] = {
 	KUNIT_CASE(rsim_sa_test_class_port_info),
 	KUNIT_CASE(rsim_sa_test_node_records),
@@ -892,6 +908,7 @@ static struct kunit_case rsim_sa_test_cases[] = {
 	KUNIT_CASE(rsim_sa_test_mcast_create),
 	KUNIT_CASE(rsim_sa_test_mcast_limits),
 	KUNIT_CASE(rsim_sa_test_sa_client),
+	KUNIT_CASE(rsim_sa_test_no_sa_device),
 	RSIM_KUNIT_NO_LEFTOVERS,
 	{}
 };

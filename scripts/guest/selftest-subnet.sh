@@ -25,7 +25,7 @@
 #   - SRP: ib_srpt on rdmasim1 (LIO), ib_srp on rdmasim0, a disk written
 #     and read back (guest/selftest-srp.sh);
 #   - a LID in use refused to an SMP and to a new device; rdmasim1
-#     deleted.
+#     deleted; new_device's attributes (lid=, sa=) and their refusals.
 # Uses check(), capture(), has_line(), sysfs_is(), field() and kv() from
 # guest/lib.sh, ctl(), refused(), $IB, $DBG and $PLAT from
 # guest/selftest.sh, provider_pingpong() from guest/selftest-provider.sh.
@@ -120,3 +120,13 @@ check "subnet_set_lid_back" capture /run/sn-ps ibportstate -C rdmasim0 -P 1 -D 0
 check "subnet_sysfs_lid_back" sysfs_is "$IB"/rdmasim0/ports/1/lid "0x1"
 check "subnet_del_device_1" ctl del_device 1
 check "subnet_rdmasim1_gone" refused test -d "$IB"/rdmasim1
+# new_device's attributes (no module parameter needed): a LID of its
+# own, no SA; an unknown attribute or a bad value makes nothing
+check "subnet_new_device_attrs" ctl new_device "4 lid=0x40 sa=0"
+check "subnet_attr_lid" sysfs_is "$IB"/rdmasim4/ports/1/lid "0x40"
+check "subnet_attr_unknown_refused" refused ctl new_device "5 colour=red"
+check "subnet_attr_lid_0_refused" refused ctl new_device "5 lid=0"
+check "subnet_attr_lid_mcast_refused" refused ctl new_device "5 lid=0xc000"
+check "subnet_attr_sa_bad_refused" refused ctl new_device "5 sa=maybe"
+check "subnet_attr_nothing_made" refused test -d "$IB"/rdmasim5
+check "subnet_del_device_4" ctl del_device 4

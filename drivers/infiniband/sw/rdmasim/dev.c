@@ -705,7 +705,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 	int err;
 
 	lid = 0;
-	err = cfg->ndev ? 0 : rsim_dev_lid(cfg->lid, rsim_base_lid, pdev->id,
+	err = cfg->ndev ? 0 : rsim_dev_lid(cfg->lid, rsim_param_base_lid(), pdev->id,
 					   &lid);
 	if (err) {
 		dev_err(&pdev->dev, "no unicast LID: %d\n", err);

@@ -28,11 +28,6 @@
 
 #include "rdmasim.h"
 
-static char *dma_pci;
-module_param(dma_pci, charp, 0444);
-MODULE_PARM_DESC(dma_pci,
-		 "PCI function (domain:bus:device.function) the devices map through, bound by the driver rdmasim_dma (QEMU's edu or pci-testdev; others by its new_id); default: none, each device maps through its platform device");
-
 static DEFINE_MUTEX(rsim_dma_pci_lock);	/* protects rsim_dma_pci_dev */
 static struct pci_dev *rsim_dma_pci_dev;
 
@@ -53,7 +48,8 @@ static int rsim_dma_pci_probe(struct pci_dev *pdev,
 	int err;
 
 	/* only the function the parameter names */
-	if (!dma_pci || strcmp(pci_name(pdev), dma_pci))
+	if (!rsim_param_dma_pci() ||
+	    strcmp(pci_name(pdev), rsim_param_dma_pci()))
 		return -ENODEV;
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err)
@@ -132,7 +128,7 @@ int rsim_dma_dev_select(struct rsim_dev *rsim)
 	mutex_lock(&rsim_dma_pci_lock);
 	dev = rsim_dma_pci_dev ? &rsim_dma_pci_dev->dev : NULL;
 	mutex_unlock(&rsim_dma_pci_lock);
-	if (!dev && dma_pci)
+	if (!dev && rsim_param_dma_pci())
 		return -ENODEV;
 	if (!dev)
 		dev = &rsim->pdev->dev;
@@ -169,7 +165,7 @@ int rsim_dma_pci_init(void)
 {
 	int err;
 
-	if (!dma_pci)
+	if (!rsim_param_dma_pci())
 		return 0;
 	err = pci_register_driver(&rsim_dma_pci_driver);
 	if (err)
@@ -179,7 +175,7 @@ int rsim_dma_pci_init(void)
 	mutex_unlock(&rsim_dma_pci_lock);
 	if (err) {
 		pr_err("dma_pci=%s: no such function free for rdmasim_dma\n",
-		       dma_pci);
+		       rsim_param_dma_pci());
 		pci_unregister_driver(&rsim_dma_pci_driver);
 	}
 	return err;
@@ -192,7 +188,7 @@ int rsim_dma_pci_init(void)
  */
 void rsim_dma_pci_exit(void)
 {
-	if (dma_pci)
+	if (rsim_param_dma_pci())
 		pci_unregister_driver(&rsim_dma_pci_driver);
 }
 

@@ -8,7 +8,7 @@
  * (64-bit mask and dma_parms) and a sysfs parent. Devices are created and
  * destroyed at run time, netdevsim-style, through two driver attributes:
  *
- *   echo <id> > /sys/bus/platform/drivers/rdmasim/new_device
+ *   echo "<id> [lid=N] [sa=0|1]" > /sys/bus/platform/drivers/rdmasim/new_device
  *   echo <id> > /sys/bus/platform/drivers/rdmasim/del_device
  *
  * A RoCE-mode device (roce.c) is a platform device "rdmasim.<n>.auto"
@@ -24,20 +24,9 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/stringify.h>
 #include <kunit/visibility.h>
 
 #include "rdmasim.h"
-
-static unsigned int num_devices = 1;
-module_param(num_devices, uint, 0444);
-MODULE_PARM_DESC(num_devices, "Devices created at load (default 1)");
-
-unsigned int rsim_base_lid = RSIM_DEFAULT_BASE_LID;
-module_param_named(base_lid, rsim_base_lid, uint, 0444);
-MODULE_PARM_DESC(base_lid,
-		 "LID of rdmasim0, 1..0xbfff; rdmasim<N> gets base_lid + N (default "
-		 __stringify(RSIM_DEFAULT_BASE_LID) ")");
 
 /**
  * struct rsim_node - a created device, as the lifecycle code sees it
@@ -193,7 +182,7 @@ struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 
 	if (id > INT_MAX || cfg->ndev)
 		return ERR_PTR(-EINVAL);
-	err = rsim_dev_lid(cfg->lid, rsim_base_lid, id, &lid);
+	err = rsim_dev_lid(cfg->lid, rsim_param_base_lid(), id, &lid);
 	if (err)
 		return ERR_PTR(err);
 
@@ -326,20 +315,64 @@ int rsim_dev_del(u32 id)
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_dev_del);
 
+/*
+ * new_device's line: "ID [lid=N] [sa=0|1]", as netdevsim's takes "ID
+ * [PORT_COUNT]": the device number, then attributes of the device. lid:
+ * its LID (else base_lid + ID); sa=0: its SA never answers, leaving the
+ * class on its port to another SA.
+ */
+static int rsim_new_device_parse(char *line, unsigned int *id,
+				 struct rsim_dev_config *cfg)
+{
+	char *tok, *val;
+	unsigned int v;
+	bool b;
+
+	tok = strsep(&line, " \t\n");
+	if (!tok || kstrtouint(tok, 0, id))
+		return -EINVAL;
+	while ((tok = strsep(&line, " \t\n"))) {
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val)
+			return -EINVAL;
+		*val++ = '\0';
+		if (!strcmp(tok, "lid")) {
+			if (kstrtouint(val, 0, &v) || !v ||
+			    v > RSIM_LID_UNICAST_MAX)
+				return -EINVAL;
+			cfg->lid = v;
+		} else if (!strcmp(tok, "sa")) {
+			if (kstrtobool(val, &b))
+				return -EINVAL;
+			cfg->no_sa = !b;
+		} else {
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static ssize_t new_device_store(struct device_driver *drv, const char *buf,
 				size_t count)
 {
 	struct rsim_dev_config cfg;
 	struct rsim_dev *rsim;
 	unsigned int id;
+	char *line;
 	int err;
 
-	err = kstrtouint(buf, 0, &id);
+	line = kstrndup(buf, count, GFP_KERNEL);
+	if (!line)
+		return -ENOMEM;
+	rsim_default_config(&cfg);
+	err = rsim_new_device_parse(line, &id, &cfg);
+	kfree(line);
 	if (err) {
-		pr_err("Format for adding a device is \"id\" (uint)\n");
+		pr_err("Format for adding a device is \"id [lid=N] [sa=0|1]\"\n");
 		return err;
 	}
-	rsim_default_config(&cfg);
 	rsim = rsim_dev_new(id, &cfg);
 	if (IS_ERR(rsim))
 		return PTR_ERR(rsim);
@@ -423,23 +456,25 @@ void rsim_del_dma_users(void)
 
 static int __init rsim_init(void)
 {
+	unsigned int num_devices = rsim_param_num_devices();
 	struct rsim_dev_config cfg;
 	unsigned int i;
 	u16 lid;
 	int err;
 
 	/* every device the load creates needs a unicast LID */
-	err = rsim_dev_lid(0, rsim_base_lid, 0, &lid);
+	err = rsim_dev_lid(0, rsim_param_base_lid(), 0, &lid);
 	if (err) {
 		pr_err("base_lid %u is not a unicast LID (1..0x%x)\n",
-		       rsim_base_lid, RSIM_LID_UNICAST_MAX);
+		       rsim_param_base_lid(), RSIM_LID_UNICAST_MAX);
 		return err;
 	}
 	if (num_devices) {
-		err = rsim_dev_lid(0, rsim_base_lid, num_devices - 1, &lid);
+		err = rsim_dev_lid(0, rsim_param_base_lid(), num_devices - 1,
+				   &lid);
 		if (err) {
 			pr_err("base_lid %u leaves no LID for " RSIM_DEV_NAME_FMT "\n",
-			       rsim_base_lid, num_devices - 1);
+			       rsim_param_base_lid(), num_devices - 1);
 			return err;
 		}
 	}

@@ -141,6 +141,7 @@ struct rsim_limits {
 struct rsim_dev_config {
 	struct rsim_limits limits;
 	u16 lid;
+	bool no_sa;
 	struct net_device *ndev;
 	char name[IB_DEVICE_NAME_MAX];
 };
@@ -1385,7 +1386,36 @@ phys_addr_t rsim_dma_to_phys(struct rsim_dev *rsim, u64 dma);
 
 /* main.c (and testing.h) */
 void rsim_del_dma_users(void);
-extern unsigned int rsim_base_lid;
+/*
+ * modparams.c: the out-of-tree build's module parameters; the upstream
+ * form has none (RSIM_MODPARAMS unset: the defaults)
+ */
+#ifdef RSIM_MODPARAMS
+unsigned int rsim_param_num_devices(void);
+unsigned int rsim_param_base_lid(void);
+bool rsim_param_sa(void);
+const char *rsim_param_dma_pci(void);
+#else
+static inline unsigned int rsim_param_num_devices(void)
+{
+	return 0;
+}
+
+static inline unsigned int rsim_param_base_lid(void)
+{
+	return RSIM_DEFAULT_BASE_LID;
+}
+
+static inline bool rsim_param_sa(void)
+{
+	return true;
+}
+
+static inline const char *rsim_param_dma_pci(void)
+{
+	return NULL;
+}
+#endif
 struct rsim_dev *rsim_dev_new_roce(const char *name, struct net_device *ndev);
 void rsim_dev_reap(void);
 

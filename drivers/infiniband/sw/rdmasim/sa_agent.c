@@ -16,7 +16,9 @@
  * one MAD. Methods the agent has not registered, and class versions other
  * than 2, get the MAD layer's own "unsupported" answer.
  *
- * The module parameter sa=0 registers no agent: the SA class stays free
+ * A device made with new_device's sa=0, or every device with the
+ * out-of-tree build's module parameter sa=0, registers no agent: the SA
+ * class stays free
  * for another SM's SA on QP1 (opensm over umad), which then owns the
  * subnet's records. So does switching the built-in SM off at run time
  * (rdmasim/fabric/sm 0, rsim_sa_serve()). A port where the class is
@@ -42,7 +44,6 @@
  */
 
 #include <linux/debugfs.h>
-#include <linux/moduleparam.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
@@ -50,10 +51,6 @@
 #include <rdma/ib_sa.h>
 
 #include "rdmasim.h"
-
-static bool rsim_sa_enable = true;
-module_param_named(sa, rsim_sa_enable, bool, 0444);
-MODULE_PARM_DESC(sa, "answer as the subnet administrator (default 1; 0 leaves the SA class to another SM)");
 
 /*
  * how long an RMPP answer waits for each window's ACK, and how often it
@@ -423,8 +420,8 @@ static void rsim_sa_register(struct rsim_dev *rsim)
 	struct ib_mad_agent *agent;
 
 	lockdep_assert_held(&rsim_sa_agents_mutex);
-	if (rsim->sa.agent || rsim->sa.removed || !rsim_sa_enable ||
-	    !rsim_fabric_sm_on())
+	if (rsim->sa.agent || rsim->sa.removed || rsim->cfg.no_sa ||
+	    !rsim_param_sa() || !rsim_fabric_sm_on())
 		return;
 	rsim->sa.stopping = false;
 	set_bit(IB_MGMT_METHOD_GET, req.method_mask);
@@ -695,7 +692,7 @@ void rsim_sa_exit(void)
  */
 int rsim_sa_start(void)
 {
-	return rsim_sa_enable ? ib_register_client(&rsim_sa_client) : 0;
+	return rsim_param_sa() ? ib_register_client(&rsim_sa_client) : 0;
 }
 
 /**
@@ -705,6 +702,6 @@ int rsim_sa_start(void)
  */
 void rsim_sa_stop(void)
 {
-	if (rsim_sa_enable)
+	if (rsim_param_sa())
 		ib_unregister_client(&rsim_sa_client);
 }
