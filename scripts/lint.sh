@@ -4,7 +4,8 @@
 # lint.sh <kernel source>
 # checkpatch --strict, kernel-doc -Wall, and kernel-doc on every exported
 # symbol; context-lint.py over the driver (a "Context: any" comment over a
-# narrower lock or a sleep); shellcheck over scripts/ when it is installed. Any finding
+# narrower lock or a sleep); Documentation/layout.rst against the tree and
+# the README's length; shellcheck over scripts/ when it is installed. Any finding
 # fails. (W=1 and sparse run in the builds, check.sh.) Uses lib.sh's
 # RSIM_TOP.
 set -euo pipefail
@@ -50,10 +51,20 @@ stage "context comments"
 python3 scripts/context-lint.py $(echo "$files" | grep '^drivers/.*\.c$') ||
 	fail=1
 
+# Documentation/layout.rst follows the tree (scripts/layout.py), and the
+# README stays a five-minute read
+stage "layout, README"
+python3 scripts/layout.py --check || fail=1
+readme_lines=$(wc -l <README)
+if [ "$readme_lines" -gt 150 ]; then
+	echo "README: $readme_lines lines, 150 at most (the rest belongs in Documentation/)"
+	fail=1
+fi
+
 if command -v shellcheck >/dev/null; then
 	stage "shellcheck"
 	shellcheck scripts/*.sh scripts/guest/*.sh .ci/run || fail=1
 fi
 
 [ $fail = 0 ] || die "lint found problems"
-stage "lint clean: checkpatch --strict, kernel-doc, context comments$(command -v shellcheck >/dev/null && echo ", shellcheck")"
+stage "lint clean: checkpatch --strict, kernel-doc, context comments, layout$(command -v shellcheck >/dev/null && echo ", shellcheck")"

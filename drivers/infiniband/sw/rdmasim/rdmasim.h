@@ -134,6 +134,8 @@ struct rsim_limits {
  * @limits: advertised and enforced limits
  * @lid: the port's unicast LID (also its SM LID); 0 picks base_lid + id
  *	(InfiniBand only)
+ * @no_sa: the device's SA never answers (new_device's sa=0): the class
+ *	on its port is left to another SA
  * @ndev: RoCE mode: the netdev the port is bound to (held by the device
  *	while it exists); NULL: an InfiniBand port (roce.c)
  * @name: the ib_device's name; empty: rdmasim<id>
