@@ -127,6 +127,10 @@ selftest:
 fabric:
 	scripts/check-part.sh fabric
 
+# the kernel patch series (out/upstream/kernel/), checked and built in-tree
+upstream:
+	scripts/upstream-check.sh
+
 smp:
 	scripts/check-part.sh smp
 
@@ -149,6 +153,6 @@ rdma-core-tests:
 stock:
 	scripts/check-part.sh stock
 
-.PHONY: all modules umad ibsim-tests rds dmah provider clean check demo bench conformance kunit selftest fabric script smp peers \
+.PHONY: all modules umad ibsim-tests upstream rds dmah provider clean check demo bench conformance kunit selftest fabric script smp peers \
 	rdma-core rdma-core-smoke rdma-core-tests install dkms-install dkms-remove version stock \
 	check-6.12

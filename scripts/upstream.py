@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""make upstream: rdmasim as a kernel patch series, made from this tree.
+
+  upstream.py --ksrc DIR --out DIR
+
+Writes DIR/kernel/NNNN-*.patch, a series for the kernel source in --ksrc
+(Debian's 7.3): the RDMA_DRIVER_RDMASIM id, the uAPI header
+(include/uapi/rdma/rdmasim-abi.h) with the MAINTAINERS entry, the driver
+in drivers/infiniband/sw/rdmasim/ with its Kconfig and Makefile hooks,
+and its documentation. The out-of-tree tree stays the source of truth;
+the series is made from it each time:
+
+- compat.h's shims are stripped: the kernel's feature probes (Kbuild's
+  RSIM_PROBES) are evaluated against --ksrc, unifdef keeps the branch
+  that kernel takes, the aliases left (macros) are expanded in the code,
+  and the few helpers left join the driver's private header;
+- the out-of-tree build's module parameters (modparams.c) are left out;
+- the uAPI header moves to include/uapi/rdma/, the PUDA and KUnit-visible
+  headers into the driver's directory; the device registers as
+  RDMA_DRIVER_RDMASIM; MODULE_VERSION goes.
+
+Each patch is a commit of a scratch git repository that starts with the
+kernel's own versions of the files the series touches; git format-patch
+writes the series. scripts/upstream-check.sh applies it to the kernel
+source, runs checkpatch --strict on each patch and builds the driver.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DRV = "drivers/infiniband/sw/rdmasim"
+AUTHOR = "rdmasim developers <rdmasim@example.org>"
+
+
+def sh(args, **kw):
+    return subprocess.run(args, check=True, capture_output=True, text=True,
+                          **kw).stdout
+
+
+def probes(ksrc):
+    """Kbuild's RSIM_PROBES, evaluated against the kernel in ksrc, and
+    what every architecture of a 6.4+ kernel defines"""
+    with open(os.path.join(TOP, "Kbuild")) as f:
+        kb = f.read()
+    block = kb[kb.index("RSIM_PROBES := \\"):kb.index("# The KUnit suites")]
+    res = {}
+    for m in re.finditer(r"\$\(call (rsim_probe(?:_after)?),(.*?)\)\s*\\?\n",
+                         block):
+        kind, args = m.group(1), m.group(2).replace("$(comma)", ",")
+        parts = [p.strip() for p in re.findall(r"'[^']*'|[^,]+", args)]
+        if kind == "rsim_probe":
+            path, pat, name = parts
+            ok = subprocess.run(["grep", "-qsE", pat.strip("'"),
+                                 os.path.join(ksrc, path)]).returncode == 0
+        else:
+            path, n, pat, pat2, name = parts
+            out = subprocess.run(["grep", f"-A{n}", "-sE", pat.strip("'"),
+                                  os.path.join(ksrc, path)],
+                                 capture_output=True, text=True).stdout
+            ok = subprocess.run(["grep", "-qsE", pat2.strip("'")], input=out,
+                                text=True).returncode == 0
+        res[name] = ok
+    res["ARCH_DMA_MINALIGN"] = True
+    return res
+
+
+def unifdef(text, defs):
+    args = ["unifdef", "-URSIM_MODPARAMS"]
+    for name, on in defs.items():
+        args.append(("-D" if on else "-U") + name)
+    r = subprocess.run(args, input=text, capture_output=True, text=True)
+    if r.returncode not in (0, 1):
+        raise SystemExit("unifdef: " + r.stderr)
+    return r.stdout
+
+
+def macros(text):
+    """#define NAME[(params)] body, of a header with no conditionals left"""
+    text = text.replace("\\\n", " ")
+    found = []
+    for m in re.finditer(r"^#define\s+(\w+)(\(([^)]*)\))?[ \t]*(.*)$", text,
+                         re.M):
+        name, params, body = m.group(1), m.group(3), m.group(4).strip()
+        if name.endswith("_H"):
+            continue
+        body = " ".join(re.sub(r"/\*.*?\*/", "", body).split())
+        found.append((name, [p.strip() for p in params.split(",")]
+                      if params is not None else None, body))
+    return found
+
+
+def call_args(text, start):
+    """the arguments of the call whose '(' is at start, and its end"""
+    depth, args, cur, i = 0, [], "", start
+    while i < len(text):
+        c = text[i]
+        if c == "(":
+            depth += 1
+            if depth > 1:
+                cur += c
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                args.append(cur.strip())
+                return args, i + 1
+            cur += c
+        elif c == "," and depth == 1:
+            args.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+        i += 1
+    raise ValueError("unbalanced call")
+
+
+def expand(text, defs):
+    """expand the compat macros in text (repeatedly: one may use another)"""
+    for _ in range(4):
+        before = text
+        for name, params, body in defs:
+            if params is None:
+                text = re.sub(r"\b%s\b" % name, lambda _m: body, text)
+                continue
+            out, pos = "", 0
+            for m in re.finditer(r"\b%s\s*\(" % name, text):
+                if m.start() < pos:
+                    continue
+                args, end = call_args(text, m.end() - 1)
+                sub = body
+                for p, a in zip(params, args):
+                    sub = re.sub(r"\b%s\b" % re.escape(p), lambda _m, a=a: a,
+                                 sub)
+                out += text[pos:m.start()] + sub
+                pos = end
+            text = out + text[pos:]
+        if text == before:
+            break
+    return text
+
+
+def compat_parts(ksrc, defs):
+    """the macros compat.h leaves for this kernel, and the rest of it"""
+    with open(os.path.join(TOP, "include/rdmasim/compat.h")) as f:
+        reduced = unifdef(f.read(), defs)
+    ms = [m for m in macros(reduced) if not m[0].startswith("RDMASIM_COMPAT")]
+    # what is not a macro: the helpers (static inline), declarations and
+    # includes, which join the driver's private header; the comments went
+    # with the shims they explained
+    rest = re.sub(r"^#(ifndef|define|endif).*RDMASIM_COMPAT_H.*$", "",
+                  reduced, flags=re.M)
+    rest = re.sub(r"/\*.*?\*/", "", rest, flags=re.S)
+    kept, skipping = [], False
+    for line in rest.splitlines():
+        if skipping or line.startswith("#define"):
+            skipping = line.rstrip().endswith("\\")
+            continue
+        kept.append(line)
+    rest = "\n".join(kept)
+    rest = re.sub(r"^#(ifndef|endif).*RDMASIM_COMPAT_H.*$", "", rest,
+                  flags=re.M)
+    rest = re.sub(r"^// SPDX.*$", "", rest, flags=re.M)
+    rest = re.sub(r"[ \t]+$", "", rest, flags=re.M)
+    rest = re.sub(r"\n{3,}", "\n\n", rest).strip() + "\n"
+    return ms, rest
+
+
+def width(line):
+    return len(line.expandtabs(8))
+
+
+def wrap(line):
+    """a line an expansion made longer than 100 columns, broken at its
+    operators (" | ", ", "), the rest aligned after the parenthesis they
+    are in"""
+    if width(line) <= 100:
+        return line
+    for op in (" | ", ", "):
+        cut = line.rfind(op, 0, len(line) - (width(line) - 100) - 1)
+        while cut > 0:
+            opened = line.rfind("(", 0, cut)
+            if opened < 0:
+                break
+            head = line[:cut + len(op)].rstrip()
+            indent = width(line[:opened + 1])
+            tail = "\t" * (indent // 8) + " " * (indent % 8) + \
+                line[cut + len(op):].lstrip()
+            if width(head) <= 100:
+                return head + "\n" + wrap(tail)
+            cut = line.rfind(op, 0, cut)
+    return line
+
+
+def tidy(text):
+    """what removing and expanding left: long lines, blank runs, a
+    declaration glued to a function"""
+    text = "\n".join(wrap(line) for line in text.split("\n"))
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    text = re.sub(r"\n}\n(?!EXPORT_|MODULE_|module_|late_initcall|[\n}#])",
+                  "\n}\n\n", text)
+    return text
+
+
+def driver_text(path, text, defs, ms):
+    text = unifdef(text, defs)
+    text = text.replace("#include <rdmasim/rdmasim-abi.h>",
+                        "#include <rdma/rdmasim-abi.h>")
+    text = text.replace("#include <rdmasim/puda.h>", '#include "puda.h"')
+    text = text.replace("#include <rdmasim/testing.h>",
+                        '#include "testing.h"')
+    text = text.replace("#include <rdmasim/compat.h>\n", "")
+    text = re.sub(r"^MODULE_VERSION\(RSIM_VERSION\);\n", "", text, flags=re.M)
+    text = text.replace("RDMA_DRIVER_UNKNOWN", "RDMA_DRIVER_RDMASIM")
+    return tidy(expand(text, ms))
+
+
+class Series:
+    def __init__(self, ksrc, repo, touched):
+        self.ksrc, self.repo = ksrc, repo
+        shutil.rmtree(repo, ignore_errors=True)
+        os.makedirs(repo)
+        sh(["git", "init", "-q"], cwd=repo)
+        for k, v in (("user.name", AUTHOR.split(" <")[0]),
+                     ("user.email", AUTHOR.split("<")[1].rstrip(">"))):
+            sh(["git", "config", k, v], cwd=repo)
+        for t in touched:
+            self.copy_in(os.path.join(ksrc, t), t)
+        sh(["git", "add", "-A"], cwd=repo)
+        sh(["git", "commit", "-q", "-m", "base: the kernel's own files"],
+           cwd=repo)
+        self.base = sh(["git", "rev-parse", "HEAD"], cwd=repo).strip()
+
+    def copy_in(self, src, rel):
+        dst = os.path.join(self.repo, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(src, dst)
+
+    def write(self, rel, text):
+        dst = os.path.join(self.repo, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "w") as f:
+            f.write(text)
+
+    def read(self, rel):
+        with open(os.path.join(self.repo, rel)) as f:
+            return f.read()
+
+    def commit(self, subject, body):
+        sh(["git", "add", "-A"], cwd=self.repo)
+        sh(["git", "commit", "-q", "-s", "-m", subject + "\n\n" + body],
+           cwd=self.repo)
+
+    def format(self, out):
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
+        sh(["git", "format-patch", "-q", "--no-signature", "-o", out,
+            self.base + "..HEAD"], cwd=self.repo)
+        return sorted(os.listdir(out))
+
+
+KCONFIG = """# SPDX-License-Identifier: GPL-2.0-only
+config RDMA_SIM
+	tristate "Simulated RDMA device (rdmasim)"
+	depends on INFINIBAND && INFINIBAND_USER_ACCESS
+	depends on INFINIBAND_VIRT_DMA
+	select DMA_SHARED_BUFFER
+	help
+	  rdmasim registers software RDMA devices, rdmasim<N>, whose
+	  allocation paths follow the RDMA core's contracts exactly: every
+	  object is counted against an advertised limit, failures can be
+	  injected at every allocation point (debugfs), and a loopback data
+	  path checks every key, range, access right and PD. Devices are
+	  made at run time through the platform driver's new_device file,
+	  or bound to a netdev with "rdma link add ... type rdmasim".
+	  It is meant for testing the RDMA core, ULPs and tools.
+
+	  To compile it as a module, choose M here: the module is called
+	  rdmasim.
+"""
+
+MAINTAINERS_ENTRY = """SIMULATED RDMA DEVICE (rdmasim)
+M:	rdmasim developers <rdmasim@example.org>
+L:	linux-rdma@vger.kernel.org
+S:	Maintained
+F:	include/uapi/rdma/rdmasim-abi.h
+
+"""
+
+
+def maintain(s, path):
+    """the patch that adds path lists it in rdmasim's MAINTAINERS entry
+    (files in order, as the entries keep them)"""
+    mnt = s.read("MAINTAINERS")
+    start = mnt.index("SIMULATED RDMA DEVICE (rdmasim)\n")
+    end = mnt.index("\n\n", start)
+    entry = mnt[start:end].split("\n")
+    files = sorted([line for line in entry if line.startswith("F:")] +
+                   [f"F:\t{path}"])
+    entry = [line for line in entry if not line.startswith("F:")] + files
+    s.write("MAINTAINERS", mnt[:start] + "\n".join(entry) + mnt[end:])
+
+
+def kbuild_objects():
+    with open(os.path.join(TOP, DRV, "Kbuild")) as f:
+        kb = f.read()
+    objs = re.search(r"rdmasim-y := (.*)", kb).group(1).split()
+    return objs
+
+
+def build(ksrc, out):
+    defs = probes(ksrc)
+    ms, helpers = compat_parts(ksrc, defs)
+    touched = ["include/uapi/rdma/ib_user_ioctl_verbs.h", "MAINTAINERS",
+               "drivers/infiniband/Kconfig",
+               "drivers/infiniband/sw/Makefile",
+               "Documentation/infiniband/index.rst"]
+    s = Series(ksrc, os.path.join(out, "scratch"), touched)
+
+    # 1: the driver id
+    uapi = s.read(touched[0])
+    uapi = uapi.replace("\tRDMA_DRIVER_IONIC,\n",
+                        "\tRDMA_DRIVER_IONIC,\n\tRDMA_DRIVER_RDMASIM,\n")
+    s.write(touched[0], uapi)
+    s.commit("RDMA/core: Add RDMA_DRIVER_RDMASIM",
+             "rdmasim, a simulated RDMA device, registers with its own driver\n"
+             "id, so that its libibverbs provider (providers/rdmasim in\n"
+             "rdma-core) matches it.")
+
+    # 2: the uAPI header and the MAINTAINERS entry
+    with open(os.path.join(TOP, "include/rdmasim/rdmasim-abi.h")) as f:
+        abi = f.read()
+    abi = re.sub(r"^/\* SPDX-License-Identifier: .*\*/",
+                 "/* SPDX-License-Identifier: ((GPL-2.0 WITH "
+                 "Linux-syscall-note) OR BSD-2-Clause) */", abi, count=1,
+                 flags=re.M)
+    abi = abi.replace("(tools/provider)", "(rdma-core's providers/rdmasim)")
+    s.write("include/uapi/rdma/rdmasim-abi.h", abi)
+    mnt = s.read("MAINTAINERS")
+    anchor = "SOFT-IWARP DRIVER (siw)\n"
+    mnt = mnt.replace(anchor, MAINTAINERS_ENTRY + anchor, 1)
+    s.write("MAINTAINERS", mnt)
+    s.commit("RDMA/rdmasim: Add the uAPI header",
+             "What the rdmasim driver and its libibverbs provider agree on\n"
+             "beyond the core's uverbs ABI: the mapped queues' rings and\n"
+             "their doorbells, the responses that name them. Dual-licensed,\n"
+             "as rdma-core's copy of it must be.")
+
+    # 3: the driver, its Kconfig and Makefile
+    skip = {"modparams.c", "Kbuild"}
+    for name in sorted(os.listdir(os.path.join(TOP, DRV))):
+        if name in skip or not name.endswith((".c", ".h")):
+            continue
+        with open(os.path.join(TOP, DRV, name)) as f:
+            text = driver_text(name, f.read(), defs, ms)
+        if name == "rdmasim.h":
+            text = text.replace('#include "puda.h"\n', '#include "puda.h"\n\n'
+                                + helpers_body(helpers) + "\n", 1)
+        s.write(f"{DRV}/{name}", text)
+    for name, src in (("puda.h", "include/rdmasim/puda.h"),
+                      ("testing.h", "include/rdmasim/testing.h")):
+        with open(os.path.join(TOP, src)) as f:
+            s.write(f"{DRV}/{name}", driver_text(name, f.read(), defs, ms))
+    objs = [o for o in kbuild_objects() if o != "modparams.o"]
+    mk = ("# SPDX-License-Identifier: GPL-2.0-only\n"
+          "obj-$(CONFIG_RDMA_SIM) += rdmasim.o\n\n"
+          "rdmasim-y := " + " \\\n\t".join(
+              " ".join(objs[i:i + 6]) for i in range(0, len(objs), 6)) +
+          " \\\n\tdmah.o\n"
+          "rdmasim-$(CONFIG_INFINIBAND_ON_DEMAND_PAGING) += odp.o\n")
+    s.write(f"{DRV}/Makefile", mk)
+    s.write(f"{DRV}/Kconfig", KCONFIG)
+    kc = s.read("drivers/infiniband/Kconfig")
+    kc = kc.replace('source "drivers/infiniband/sw/siw/Kconfig"\n',
+                    'source "drivers/infiniband/sw/siw/Kconfig"\n'
+                    'source "drivers/infiniband/sw/rdmasim/Kconfig"\n')
+    s.write("drivers/infiniband/Kconfig", kc)
+    swmk = s.read("drivers/infiniband/sw/Makefile")
+    swmk = swmk.replace("obj-$(CONFIG_RDMA_SIW)\t\t\t+= siw/\n",
+                        "obj-$(CONFIG_RDMA_SIW)\t\t\t+= siw/\n"
+                        "obj-$(CONFIG_RDMA_SIM)\t\t\t+= rdmasim/\n")
+    s.write("drivers/infiniband/sw/Makefile", swmk)
+    maintain(s, f"{DRV}/")
+    s.commit("RDMA/rdmasim: Add a simulated RDMA device",
+             "rdmasim registers software RDMA devices whose allocation paths\n"
+             "follow the RDMA core's documented contracts exactly, so that the\n"
+             "core, ULPs and tools can be tested against them, error paths\n"
+             "included: every object is counted against an advertised limit,\n"
+             "a failure can be injected at every allocation point (debugfs),\n"
+             "ib_alloc_mr() and ib_map_mr_sg() keep their exact bounds, and a\n"
+             "loopback data path checks every key, range, right and PD.\n\n"
+             "Devices are made at run time, as netdevsim's are, through the\n"
+             "platform driver's new_device file (\"ID [lid=N] [sa=0|1]\"), or\n"
+             "bound to a netdev with \"rdma link add NAME type rdmasim netdev\n"
+             "DEV\" (RoCE v2, as rxe and siw attach). An InfiniBand port has an\n"
+             "SMA, a PMA and a built-in SM and SA, or a fabric of simulated\n"
+             "switches that opensm sweeps. There are no module parameters.")
+
+    # 4: the documentation
+    with open(os.path.join(TOP, "Documentation/overview.rst")) as f:
+        doc = f.read()
+    doc = ".. SPDX-License-Identifier: GPL-2.0\n\n" + doc.replace(
+        "rdmasim at a glance\n", "rdmasim: a simulated RDMA device\n").replace(
+        "===================\nrdmasim",
+        "================================\nrdmasim").replace(
+        "rdmasim at a glance", "rdmasim: a simulated RDMA device")
+    doc = re.sub(r"^=+\nrdmasim: a simulated RDMA device\n=+\n",
+                 "================================\n"
+                 "rdmasim: a simulated RDMA device\n"
+                 "================================\n", doc, flags=re.M)
+    s.write("Documentation/infiniband/rdmasim.rst", doc)
+    idx = s.read("Documentation/infiniband/index.rst")
+    idx = idx.replace("   ipoib\n", "   ipoib\n   rdmasim\n")
+    s.write("Documentation/infiniband/index.rst", idx)
+    maintain(s, "Documentation/infiniband/rdmasim.rst")
+    s.commit("Documentation: infiniband: Document rdmasim",
+             "What the simulated RDMA device does and how to make one.")
+    return s.format(os.path.join(out, "kernel"))
+
+
+def helpers_body(helpers):
+    lines = [line for line in helpers.splitlines()
+             if not line.startswith("#include <rdmasim/")]
+    return "\n".join(lines).strip()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ksrc", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    for p in build(os.path.abspath(args.ksrc), os.path.abspath(args.out)):
+        print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
