@@ -120,6 +120,14 @@ rsim_mutant_build
 rsim_summary_add "build 7.3: W=1, sparse" PASS \
 	"kernel, modules, tools, provider, mutant" $(($(date +%s) - t0))
 
+# make upstream (the debug kernel's configuration is ready): the kernel
+# patch series made from this tree, checkpatch --strict on each patch, the
+# driver built in-tree with it applied
+# shellcheck disable=SC2094 # rsim_bg writes <log>.wall, not <log>
+rsim_filler "$RSIM_OUT/upstream.log" rsim_step "upstream series" \
+	"$RSIM_TOP/scripts/upstream-check.sh" >"$RSIM_OUT/upstream.log" 2>&1
+stage "make upstream, in the background: $RSIM_OUT/upstream.log"
+
 rm -f "$RSIM_OUT"/uml-*.log "$RSIM_OUT"/uml-*.log.*
 # the longest boot first: rdma-core's tests on rdmasim0
 rsim_rdmacore_boot "$RSIM_OUT/uml-rdmacore.log"
@@ -203,6 +211,7 @@ bg_passed() {
 bg_passed "$RSIM_OUT/stock.log" "stock passed" || fails=$((fails + 1))
 bg_passed "$RSIM_OUT/dkms.log" "== dkms check passed" || fails=$((fails + 1))
 bg_passed "$RSIM_OUT/lint.log" "== lint clean" || fails=$((fails + 1))
+bg_passed "$RSIM_OUT/upstream.log" "== upstream series: " || fails=$((fails + 1))
 bg_passed "$RSIM_OUT/check-6.12.log" "make check-6.12 passed" ||
 	fails=$((fails + 1))
 [ $fails = 0 ] || die "make check failed: $fails part(s), see the summary"
