@@ -67,6 +67,7 @@ def probes(ksrc):
                                 text=True).returncode == 0
         res[name] = ok
     res["ARCH_DMA_MINALIGN"] = True
+    res["RSIM_HAVE_DMAH_OPS"] = res.get("RSIM_HAVE_IB_DMAH", False)
     return res
 
 
@@ -178,7 +179,7 @@ def wrap(line):
     """a line an expansion made longer than 100 columns, broken at its
     operators (" | ", ", "), the rest aligned after the parenthesis they
     are in"""
-    if width(line) <= 100:
+    if width(line) <= 100 or '"' in line:
         return line
     for op in (" | ", ", "):
         cut = line.rfind(op, 0, len(line) - (width(line) - 100) - 1)
@@ -214,6 +215,8 @@ def driver_text(path, text, defs, ms):
     text = text.replace("#include <rdmasim/testing.h>",
                         '#include "testing.h"')
     text = text.replace("#include <rdmasim/compat.h>\n", "")
+    text = text.replace("#include <rdmasim/kunit-mm.h>",
+                        '#include "kunit-mm.h"')
     text = re.sub(r"^MODULE_VERSION\(RSIM_VERSION\);\n", "", text, flags=re.M)
     text = text.replace("RDMA_DRIVER_UNKNOWN", "RDMA_DRIVER_RDMASIM")
     return tidy(expand(text, ms))
@@ -281,6 +284,21 @@ config RDMA_SIM
 
 	  To compile it as a module, choose M here: the module is called
 	  rdmasim.
+"""
+
+KCONFIG_KUNIT = """
+config RDMA_SIM_KUNIT_TEST
+	tristate "KUnit tests for rdmasim" if !KUNIT_ALL_TESTS
+	depends on RDMA_SIM && KUNIT
+	default KUNIT_ALL_TESTS
+	help
+	  rdmasim's KUnit suites, one per component of the driver: the
+	  device and its limits, PDs, MRs and ib_map_mr_sg()'s rules, CQs,
+	  QPs, fault injection, the PUDA pool, the loopback data path, the
+	  management agents, the subnet and the fabric. They make devices
+	  of their own and run when the module is loaded.
+
+	  If unsure, say N.
 """
 
 MAINTAINERS_ENTRY = """SIMULATED RDMA DEVICE (rdmasim)
@@ -384,7 +402,7 @@ def build(ksrc, out):
                         "obj-$(CONFIG_RDMA_SIW)\t\t\t+= siw/\n"
                         "obj-$(CONFIG_RDMA_SIM)\t\t\t+= rdmasim/\n")
     s.write("drivers/infiniband/sw/Makefile", swmk)
-    maintain(s, f"{DRV}/")
+    maintain(s, f"{DRV}/*")
     s.commit("RDMA/rdmasim: Add a simulated RDMA device",
              "rdmasim registers software RDMA devices whose allocation paths\n"
              "follow the RDMA core's documented contracts exactly, so that the\n"
@@ -400,7 +418,40 @@ def build(ksrc, out):
              "SMA, a PMA and a built-in SM and SA, or a fabric of simulated\n"
              "switches that opensm sweeps. There are no module parameters.")
 
-    # 4: the documentation
+    # 4: the KUnit suites, where the kernel keeps a driver's
+    kunit = os.path.join(TOP, "kunit")
+    for name in sorted(os.listdir(kunit)):
+        if not name.endswith((".c", ".h")):
+            continue
+        with open(os.path.join(kunit, name)) as f:
+            s.write(f"{DRV}/tests/{name}",
+                    driver_text(name, f.read(), defs, ms))
+    with open(os.path.join(TOP, "include/rdmasim/kunit-mm.h")) as f:
+        s.write(f"{DRV}/tests/kunit-mm.h",
+                driver_text("kunit-mm.h", f.read(), defs, ms))
+    with open(os.path.join(kunit, "Kbuild")) as f:
+        kb = f.read()
+    objs = re.search(r"rdmasim_kunit-y := (.*?)\n\n", kb, re.S).group(1)
+    objs = objs.replace("\\\n", " ").split()
+    s.write(f"{DRV}/tests/Makefile",
+            "# SPDX-License-Identifier: GPL-2.0-only\n"
+            "obj-$(CONFIG_RDMA_SIM_KUNIT_TEST) += rdmasim_kunit.o\n\n"
+            "rdmasim_kunit-y := " + " \\\n\t".join(
+                " ".join(objs[i:i + 5]) for i in range(0, len(objs), 5)) +
+            "\n\nccflags-y += -I$(src)/..\n")
+    kc = s.read(f"{DRV}/Kconfig")
+    s.write(f"{DRV}/Kconfig", kc + KCONFIG_KUNIT)
+    mk = s.read(f"{DRV}/Makefile")
+    s.write(f"{DRV}/Makefile", mk + "\nobj-$(CONFIG_RDMA_SIM_KUNIT_TEST) += tests/\n")
+    maintain(s, f"{DRV}/tests/")
+    s.commit("RDMA/rdmasim: Add KUnit suites",
+             "rdmasim_kunit.ko: the driver's suites, one per component (the\n"
+             "device, PDs, MRs and ib_map_mr_sg()'s rules, CQs, QPs, fault\n"
+             "injection, the PUDA pool, the loopback data path, the SMA and\n"
+             "PMA, the subnet, the SA, multicast, memory windows, the mapped\n"
+             "queues, the fabric). Loading the module runs them.")
+
+    # 5: the documentation
     with open(os.path.join(TOP, "Documentation/overview.rst")) as f:
         doc = f.read()
     doc = ".. SPDX-License-Identifier: GPL-2.0\n\n" + doc.replace(
