@@ -22,8 +22,14 @@ rsim_build_uml debug
 out=$RSIM_OUT/upstream
 mkdir -p "$out"
 
+# rdma-core's source, as make check's build fetched it (cached)
+"$RSIM_TOP/scripts/build-rdma-core.sh" >"$out/rdma-core-fetch.log" 2>&1 ||
+	{ tail -20 "$out/rdma-core-fetch.log"; die "rdma-core's source is missing"; }
+rsrc=$(find "$RSIM_CACHE/rdma-core" -mindepth 2 -maxdepth 2 -name src | sort | tail -1)
+
 stage "the series, made from this tree"
-python3 "$RSIM_TOP/scripts/upstream.py" --ksrc "$RSIM_KSRC" --out "$out"
+python3 "$RSIM_TOP/scripts/upstream.py" --ksrc "$RSIM_KSRC" --out "$out" \
+	--rdma-core "$rsrc"
 
 stage "checkpatch --strict, patch by patch"
 fail=0
@@ -80,5 +86,33 @@ for opt in RDMA_SIM RDMA_SIM_KUNIT_TEST; do
 done
 grep -q "rdmasim_kunit.o" "$out/build.log" ||
 	die "the KUnit suites were not built"
-n=$(find "$out/kernel" -name "*.patch" | wc -l)
-stage "upstream series: $n patches, checkpatch clean, each builds in-tree ($out/kernel)"
+# rdma-core's series, built by rdma-core's own build as its CI's gcc-12
+# jobs build it (-DIOCTL_MODE=both -DENABLE_WERROR=1; no pyverbs, as its
+# sparse job, and no man pages); the same series built once is not built
+# again (its hash in the cache)
+stage "rdma-core: the series applied to $rsrc, built with -Werror"
+key=$(cat "$out"/rdma-core/*.patch "$rsrc/CMakeLists.txt" | sha256sum | cut -c1-16)
+stamp=$RSIM_CACHE/results/upstream-rdma-core-$key.ok
+if [ -f "$stamp" ]; then
+	echo "built before with the same series: $stamp"
+else
+	rm -rf "$out/rdma-core-src" "$out/rdma-core-build"
+	cp -al "$rsrc" "$out/rdma-core-src"
+	for p in "$out"/rdma-core/*.patch; do
+		patch -s -p1 -d "$out/rdma-core-src" <"$p" ||
+			die "rdma-core: ${p##*/} does not apply"
+	done
+	mkdir -p "$out/rdma-core-build"
+	(cd "$out/rdma-core-build" &&
+		cmake -GNinja -DIOCTL_MODE=both -DENABLE_WERROR=1 -DNO_PYVERBS=1 \
+			-DNO_MAN_PAGES=1 "$out/rdma-core-src" && ninja -j"$(nproc)") \
+		>"$out/rdma-core-build.log" 2>&1 ||
+		{ tail -30 "$out/rdma-core-build.log"; die "rdma-core does not build with the series"; }
+	ls "$out"/rdma-core-build/lib/librdmasim-rdmav*.so >/dev/null ||
+		die "rdma-core built no rdmasim provider"
+	mkdir -p "$RSIM_CACHE/results"
+	touch "$stamp"
+fi
+kn=$(find "$out/kernel" -name "*.patch" | wc -l)
+rn=$(find "$out/rdma-core" -name "*.patch" | wc -l)
+stage "upstream series: $kn kernel patches, checkpatch clean, each builds in-tree; $rn rdma-core patches, built with -Werror ($out)"

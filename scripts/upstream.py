@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """make upstream: rdmasim as a kernel patch series, made from this tree.
 
-  upstream.py --ksrc DIR --out DIR
+  upstream.py --ksrc DIR --out DIR [--rdma-core DIR]
 
 Writes DIR/kernel/NNNN-*.patch, a series for the kernel source in --ksrc
 (Debian's 7.3): the RDMA_DRIVER_RDMASIM id, the uAPI header
@@ -22,8 +22,11 @@ the series is made from it each time:
 
 Each patch is a commit of a scratch git repository that starts with the
 kernel's own versions of the files the series touches; git format-patch
-writes the series. scripts/upstream-check.sh applies it to the kernel
-source, runs checkpatch --strict on each patch and builds the driver.
+writes the series. With --rdma-core, DIR/rdma-core/ gets rdma-core's
+series too: the kernel headers (the driver id, rdmasim-abi.h), then
+providers/rdmasim/ (tools/provider/rdmasim.c) with its CMake hooks and
+MAINTAINERS entry. scripts/upstream-check.sh applies both, runs
+checkpatch --strict on the kernel's and builds both.
 """
 
 import argparse
@@ -336,7 +339,9 @@ def build(ksrc, out):
     touched = ["include/uapi/rdma/ib_user_ioctl_verbs.h", "MAINTAINERS",
                "drivers/infiniband/Kconfig",
                "drivers/infiniband/sw/Makefile",
-               "Documentation/infiniband/index.rst"]
+               "Documentation/infiniband/index.rst",
+               "tools/testing/selftests/rdma/Makefile",
+               "tools/testing/selftests/rdma/config"]
     s = Series(ksrc, os.path.join(out, "scratch"), touched)
 
     # 1: the driver id
@@ -451,7 +456,27 @@ def build(ksrc, out):
              "PMA, the subnet, the SA, multicast, memory windows, the mapped\n"
              "queues, the fabric). Loading the module runs them.")
 
-    # 5: the documentation
+    # 5: the kselftest, in the kernel's tools/testing/selftests/rdma/
+    kst = "tools/testing/selftests/rdma"
+    with open(os.path.join(TOP, "tools/selftests/rdma/rdmasim_new_device.sh")) as f:
+        text = re.sub(r"^# shellcheck .*\n", "", f.read(), flags=re.M)
+        s.write(f"{kst}/rdmasim_new_device.sh", text)
+    os.chmod(os.path.join(s.repo, kst, "rdmasim_new_device.sh"), 0o755)
+    kmk = s.read(f"{kst}/Makefile")
+    kmk = kmk.replace("\t\trxe_netns_names.sh\n",
+                      "\t\trxe_netns_names.sh \\\n\t\trdmasim_new_device.sh\n")
+    s.write(f"{kst}/Makefile", kmk)
+    kcfg = s.read(f"{kst}/config")
+    if "CONFIG_RDMA_SIM" not in kcfg:
+        s.write(f"{kst}/config", kcfg.rstrip("\n") + "\nCONFIG_RDMA_SIM\n")
+    maintain(s, f"{kst}/rdmasim*")
+    s.commit("selftests/rdma: Add rdmasim's new_device test",
+             "Devices made and removed through rdmasim's new_device and\n"
+             "del_device files, with their attributes, and the refusals of a\n"
+             "taken number, an unknown attribute and bad values. It skips\n"
+             "without root or without the rdmasim module.")
+
+    # 6: the documentation
     with open(os.path.join(TOP, "Documentation/overview.rst")) as f:
         doc = f.read()
     doc = ".. SPDX-License-Identifier: GPL-2.0\n\n" + doc.replace(
@@ -473,6 +498,107 @@ def build(ksrc, out):
     return s.format(os.path.join(out, "kernel"))
 
 
+RDMA_CORE_MAINTAINERS = """RDMASIM USERSPACE PROVIDER (for rdmasim.ko)
+M:	rdmasim developers <rdmasim@example.org>
+S:	Supported
+F:	providers/rdmasim/
+
+"""
+
+PROVIDER_HEAD = """// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The libibverbs provider of rdmasim, the simulated RDMA device
+ * (rdmasim.ko, RDMA_DRIVER_RDMASIM). Everything goes through the generic
+ * ibv_cmd_* command layer to the kernel's uverbs: context, device and
+ * port query, PDs, MRs (plain, extended with a DMA handle, dma-buf) and
+ * DMA handles, AHs, CQs and QPs with the kernel's post commands. CQs are
+ * polled from a ring the kernel writes and the process maps, and receive
+ * WRs (of QPs and SRQs) are posted into a ring the kernel reads (the
+ * context asks for both: rdmasim-abi.h), without a system call but for
+ * the doorbell the kernel asks for in the ring; send WRs go into a ring
+ * too, with a doorbell only when the ring asks for one (the kernel is not
+ * executing the queue). RSIM_NO_MAP=1 in the environment, or a kernel
+ * that does not grant it, keeps the kernel's poll and post commands;
+ * RSIM_RING_ALWAYS=1 rings the send doorbell after every post.
+ */
+"""
+
+MATCH = """/*
+ * By driver id; by name or by the parent's modalias (the platform device
+ * rdmasim.<N> or rdmasim.<N>.auto) on kernels whose rdmasim reports
+ * RDMA_DRIVER_UNKNOWN, which match_driver_id() skips.
+ */
+static const struct verbs_match_ent rsim_match_table[] = {
+	VERBS_DRIVER_ID(RDMA_DRIVER_RDMASIM),
+	VERBS_NAME_MATCH("rdmasim", NULL),
+	/* any name ("rdma link add" names RoCE-mode devices): the parent */
+	VERBS_MODALIAS_MATCH("platform:rdmasim", NULL),
+	{},
+};
+"""
+
+
+def build_rdma_core(rsrc, out):
+    """the rdma-core series: the kernel headers, then the provider"""
+    touched = ["kernel-headers/rdma/ib_user_ioctl_verbs.h",
+               "kernel-headers/CMakeLists.txt", "CMakeLists.txt",
+               "MAINTAINERS"]
+    s = Series(rsrc, os.path.join(out, "scratch-rdma-core"), touched)
+    uapi = s.read(touched[0])
+    uapi = uapi.replace("\tRDMA_DRIVER_IONIC,\n",
+                        "\tRDMA_DRIVER_IONIC,\n\tRDMA_DRIVER_RDMASIM,\n")
+    s.write(touched[0], uapi)
+    with open(os.path.join(TOP, "include/rdmasim/rdmasim-abi.h")) as f:
+        abi = f.read()
+    abi = re.sub(r"^/\* SPDX-License-Identifier: .*\*/",
+                 "/* SPDX-License-Identifier: ((GPL-2.0 WITH "
+                 "Linux-syscall-note) OR BSD-2-Clause) */", abi, count=1,
+                 flags=re.M)
+    abi = abi.replace("(tools/provider)", "(providers/rdmasim)")
+    s.write("kernel-headers/rdma/rdmasim-abi.h", abi)
+    kh = s.read(touched[1])
+    kh = kh.replace("  rdma/rdma_user_rxe.h\n  rdma/rvt-abi.h\n",
+                    "  rdma/rdma_user_rxe.h\n  rdma/rdmasim-abi.h\n"
+                    "  rdma/rvt-abi.h\n", 1)
+    s.write(touched[1], kh)
+    s.commit("Update kernel headers",
+             "To the kernel series that adds rdmasim: RDMA_DRIVER_RDMASIM and\n"
+             "include/uapi/rdma/rdmasim-abi.h.")
+
+    with open(os.path.join(TOP, "tools/provider/rdmasim.c")) as f:
+        src = f.read()
+    src = PROVIDER_HEAD + src[src.index("\n */\n") + 4:]
+    src = src.replace("#include <rdmasim/rdmasim-abi.h>",
+                      "#include <rdma/rdmasim-abi.h>")
+    src = src.replace("RDMA_DRIVER_UNKNOWN);", "RDMA_DRIVER_RDMASIM);")
+    start = src.index("/*\n * By name, or by the parent's modalias")
+    end = src.index("};\n", start) + 3
+    src = src[:start] + MATCH + src[end:]
+    s.write("providers/rdmasim/rdmasim.c", src)
+    s.write("providers/rdmasim/CMakeLists.txt",
+            "rdma_provider(rdmasim\n  rdmasim.c\n)\n")
+    top = s.read("CMakeLists.txt")
+    top = top.replace("add_subdirectory(providers/siw)\n",
+                      "add_subdirectory(providers/siw)\n"
+                      "add_subdirectory(providers/rdmasim)\n", 1)
+    s.write("CMakeLists.txt", top)
+    mnt = s.read("MAINTAINERS")
+    mnt = mnt.replace("RXE SOFT ROCEE USERSPACE PROVIDER",
+                      RDMA_CORE_MAINTAINERS + "RXE SOFT ROCEE USERSPACE PROVIDER",
+                      1)
+    s.write("MAINTAINERS", mnt)
+    s.commit("providers/rdmasim: Add a provider for rdmasim",
+             "rdmasim (drivers/infiniband/sw/rdmasim) is a simulated RDMA\n"
+             "device for testing the RDMA stack. Its provider maps the CQ,\n"
+             "receive and send rings the kernel offers (rdmasim-abi.h), so\n"
+             "that polls and posts need no system call, and goes through the\n"
+             "command layer for everything else: contexts, PDs, MRs and DMA\n"
+             "handles, AHs, CQs, QPs (RC, UC, UD, XRC), SRQs, memory windows,\n"
+             "ODP. It matches the device by driver id, and by name or parent\n"
+             "on kernels whose rdmasim reports none.")
+    return s.format(os.path.join(out, "rdma-core"))
+
+
 def helpers_body(helpers):
     lines = [line for line in helpers.splitlines()
              if not line.startswith("#include <rdmasim/")]
@@ -483,9 +609,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ksrc", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--rdma-core", help="rdma-core's source: its series too")
     args = ap.parse_args()
     for p in build(os.path.abspath(args.ksrc), os.path.abspath(args.out)):
-        print(p)
+        print("kernel/" + p)
+    if args.rdma_core:
+        for p in build_rdma_core(os.path.abspath(args.rdma_core),
+                                 os.path.abspath(args.out)):
+            print("rdma-core/" + p)
     return 0
 
 

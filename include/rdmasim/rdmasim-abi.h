@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
 /*
  * rdmasim: what the kernel driver and its libibverbs provider
  * (tools/provider) agree on beyond the core's uverbs ABI. Included by

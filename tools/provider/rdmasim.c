@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * rdmasim: the libibverbs provider of the rdmasim device (rdmasim<N>),
  * built out of tree against rdma-core's in-place build (its private

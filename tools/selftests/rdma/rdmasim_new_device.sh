@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rdmasim's devices made and removed through the platform driver's
+# new_device and del_device files: a device with a LID of its own, one
+# whose SA stays silent, and the refusals of a taken number, an unknown
+# attribute and bad values (each makes nothing). Skips without root or
+# without the rdmasim module.
+
+# shellcheck source=/dev/null
+source "$(dirname "$0")/../kselftest/ktap_helpers.sh"
+
+DRV=/sys/bus/platform/drivers/rdmasim
+IB=/sys/class/infiniband
+ID=57
+ID2=58
+LOADED=0
+
+cleanup() {
+	echo "$ID" >"$DRV/del_device" 2>/dev/null
+	echo "$ID2" >"$DRV/del_device" 2>/dev/null
+	[ "$LOADED" = 1 ] && modprobe -r rdmasim 2>/dev/null
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: needs root" >&2
+	exit "$KSFT_SKIP"
+fi
+if [ ! -d /sys/module/rdmasim ]; then
+	if ! modprobe rdmasim 2>/dev/null; then
+		echo "SKIP: no rdmasim module" >&2
+		exit "$KSFT_SKIP"
+	fi
+	LOADED=1
+fi
+trap cleanup EXIT
+
+# new_device takes "ID [lid=N] [sa=0|1]"
+new_device() {
+	echo "$1" >"$DRV/new_device" 2>/dev/null
+}
+has_lid() {
+	[ "$(cat "$IB/rdmasim$1/ports/1/lid" 2>/dev/null)" = "$2" ]
+}
+gone() {
+	[ ! -e "$IB/rdmasim$1" ]
+}
+refused() {
+	! new_device "$1" && gone "$2"
+}
+both_deleted() {
+	echo "$ID" >"$DRV/del_device" && echo "$ID2" >"$DRV/del_device" &&
+		gone "$ID" && gone "$ID2"
+}
+
+ktap_print_header
+ktap_set_plan 8
+ktap_test_result "new_device with a LID" new_device "$ID lid=0x4c5"
+ktap_test_result "the port has it" has_lid "$ID" 0x4c5
+ktap_test_result "a taken number refused" refused "$ID" "$ID2"
+ktap_test_result "an unknown attribute refused" refused "$ID2 colour=red" "$ID2"
+ktap_test_result "LID 0 refused" refused "$ID2 lid=0" "$ID2"
+ktap_test_result "a multicast LID refused" refused "$ID2 lid=0xc000" "$ID2"
+ktap_test_result "new_device with a silent SA" new_device "$ID2 lid=0x4c6 sa=0"
+ktap_test_result "del_device removes both" both_deleted
+ktap_finished
