@@ -92,8 +92,11 @@ rsim_apt_update() {
 		# "deb trixie main" -> "deb [signed-by=...] <mirror> trixie main"
 		echo "${line%% *} [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror ${line#* }"
 	done | $SUDO tee "$d/sources.list" >/dev/null
+	# two make runs at once update one list in turn (apt-get takes its
+	# lists' lock without waiting)
 	# shellcheck disable=SC2046
-	$SUDO apt-get -q $(rsim_apt_opts "$name") update >/dev/null ||
+	$SUDO flock -w 600 "$d/update.lock" \
+		apt-get -q $(rsim_apt_opts "$name") update >/dev/null ||
 		die "apt-get update ($name list) failed"
 	RSIM_APT_FRESH="${RSIM_APT_FRESH:-} $name"
 	export RSIM_APT_FRESH

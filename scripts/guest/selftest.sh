@@ -245,7 +245,8 @@ if [ -f "$kst/kselftest/ktap_helpers.sh" ]; then
 	cp "$kst/kselftest/ktap_helpers.sh" /run/kst/kselftest/
 	cp "$RSIM_TOP/tools/selftests/rdma/rdmasim_new_device.sh" /run/kst/rdma/
 	check "kselftest_rdmasim_new_device" sh -c \
-		"bash /run/kst/rdma/rdmasim_new_device.sh >/run/kst.out 2>&1"
+		"bash /run/kst/rdma/rdmasim_new_device.sh >/run/kst.out 2>&1 ||
+		 { cat /run/kst.out; exit 1; }"
 	check "kselftest_rdmasim_new_device_8_passed" has_line /run/kst.out \
 		"# Totals: pass:8 fail:0 *"
 fi

@@ -48,6 +48,28 @@ gone() {
 refused() {
 	! new_device "$1" && gone "$2"
 }
+# ktap_test_result runs its command unquoted: each test is one word
+first() {
+	new_device "$ID lid=0x4c5"
+}
+first_lid() {
+	has_lid "$ID" 0x4c5
+}
+taken() {
+	refused "$ID" "$ID2"
+}
+unknown_attr() {
+	refused "$ID2 colour=red" "$ID2"
+}
+lid_0() {
+	refused "$ID2 lid=0" "$ID2"
+}
+lid_mcast() {
+	refused "$ID2 lid=0xc000" "$ID2"
+}
+silent_sa() {
+	new_device "$ID2 lid=0x4c6 sa=0"
+}
 both_deleted() {
 	echo "$ID" >"$DRV/del_device" && echo "$ID2" >"$DRV/del_device" &&
 		gone "$ID" && gone "$ID2"
@@ -55,12 +77,12 @@ both_deleted() {
 
 ktap_print_header
 ktap_set_plan 8
-ktap_test_result "new_device with a LID" new_device "$ID lid=0x4c5"
-ktap_test_result "the port has it" has_lid "$ID" 0x4c5
-ktap_test_result "a taken number refused" refused "$ID" "$ID2"
-ktap_test_result "an unknown attribute refused" refused "$ID2 colour=red" "$ID2"
-ktap_test_result "LID 0 refused" refused "$ID2 lid=0" "$ID2"
-ktap_test_result "a multicast LID refused" refused "$ID2 lid=0xc000" "$ID2"
-ktap_test_result "new_device with a silent SA" new_device "$ID2 lid=0x4c6 sa=0"
+ktap_test_result "new_device with a LID" first
+ktap_test_result "the port has it" first_lid
+ktap_test_result "a taken number refused" taken
+ktap_test_result "an unknown attribute refused" unknown_attr
+ktap_test_result "LID 0 refused" lid_0
+ktap_test_result "a multicast LID refused" lid_mcast
+ktap_test_result "new_device with a silent SA" silent_sa
 ktap_test_result "del_device removes both" both_deleted
 ktap_finished
