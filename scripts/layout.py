@@ -37,6 +37,7 @@ WHOLE = {
     "tools/ibsim/": "tools/ibsim/Makefile",
     "tools/provider/": None,
     "tools/rds/": None,
+    "tools/syzkaller/": None,
     "tools/umad/": "tools/umad/Makefile",
     "scripts/__pycache__/": None,
 }
@@ -74,6 +75,8 @@ FIXED = {
     "tools/dmah/": "rsim_dmah, a host program on the uverbs ioctl ABI "
                    "alone: DMA handles and MRs bound to them",
     "tools/rds/": "the conformance boot's RDS exchange (a host program)",
+    "tools/syzkaller/": "a patch for syzkaller's descriptions: rdmasim's "
+                        "link type, so that syzkaller users can fuzz it",
 }
 
 

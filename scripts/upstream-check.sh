@@ -15,6 +15,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-kernel.sh"
+. "$(dirname "$0")/lib-boots.sh"
 
 "$RSIM_TOP/scripts/setup-host.sh"
 rsim_fetch_source 7.3
@@ -86,12 +87,45 @@ for opt in RDMA_SIM RDMA_SIM_KUNIT_TEST; do
 done
 grep -q "rdmasim_kunit.o" "$out/build.log" ||
 	die "the KUnit suites were not built"
+# The patched kernel, built where the debug kernel was built: a copy of
+# its objects, and the series' tree bind-mounted (in a mount namespace of
+# this build's own) over the debug kernel's source path, which the
+# objects' command lines name, so that only what the series changed is
+# built again; then booted, in script mode (guest/upstream-boot.sh):
+# rdmasim from the kernel's own modules, every KUnit suite of the
+# in-tree rdmasim_kunit.ko, the series' kselftest
+stage "the patched debug kernel: built, modules installed"
+rm -rf "$out/boot-obj" "$out/boot-modroot"
+cp -a "$RSIM_KBUILD" "$out/boot-obj"
+"$out/linux/scripts/config" --file "$out/boot-obj/.config" \
+	-m RDMA_SIM -m RDMA_SIM_KUNIT_TEST
+# shellcheck disable=SC2016 # expanded by the inner shell
+if ! unshare -m sh -c 'mount --bind "$1" "$2" &&
+	make -C "$2" ARCH=um O="$3" olddefconfig &&
+	make -C "$2" ARCH=um O="$3" -j"$4" &&
+	make -C "$2" ARCH=um O="$3" INSTALL_MOD_PATH="$5" modules_install' \
+	sh "$out/linux" "$RSIM_KSRC" "$out/boot-obj" "$(nproc)" \
+	"$out/boot-modroot" >"$out/boot-build.log" 2>&1; then
+	tail -30 "$out/boot-build.log"
+	die "the patched kernel does not build"
+fi
+grep -E 'warning:|error:' "$out/boot-build.log" | grep rdmasim &&
+	die "the patched kernel's build warns in rdmasim"
+stage "the patched debug kernel, booted: rdmasim in-tree, its KUnit suites and kselftest"
+RSIM_KBUILD=$out/boot-obj RSIM_MODROOT=$out/boot-modroot RSIM_MODDIR=$out/boot-obj \
+	RSIM_KVER=$RSIM_KVER rsim_boot script "$out/uml-upstream.log" RSIM_UML_ARGS="RSIM_RDMASIM=0 RSIM_PEERS=0 RSIM_SCRIPT=$RSIM_TOP/scripts/guest/upstream-boot.sh RSIM_UPSTREAM_SRC=$out/linux"
+rsim_boots_wait || true
+rsim_judge "$out/uml-upstream.log" -- --part kunit \
+	--kunit "$out/boot-obj/drivers/infiniband/sw/rdmasim/tests/rdmasim_kunit.ko" ||
+	die "the patched kernel's boot failed (log: $out/uml-upstream.log)"
+
 # rdma-core's series, built by rdma-core's own build as its CI's gcc-12
 # jobs build it (-DIOCTL_MODE=both -DENABLE_WERROR=1; no pyverbs, as its
 # sparse job, and no man pages); the same series built once is not built
 # again (its hash in the cache)
 stage "rdma-core: the series applied to $rsrc, built with -Werror"
-key=$(cat "$out"/rdma-core/*.patch "$rsrc/CMakeLists.txt" | sha256sum | cut -c1-16)
+key=$(for p in "$out"/rdma-core/*.patch; do sed -n '/^--- /,$p' "$p"; done |
+	cat - "$rsrc/CMakeLists.txt" | sha256sum | cut -c1-16)
 stamp=$RSIM_CACHE/results/upstream-rdma-core-$key.ok
 if [ -f "$stamp" ]; then
 	echo "built before with the same series: $stamp"
@@ -115,4 +149,4 @@ else
 fi
 kn=$(find "$out/kernel" -name "*.patch" | wc -l)
 rn=$(find "$out/rdma-core" -name "*.patch" | wc -l)
-stage "upstream series: $kn kernel patches, checkpatch clean, each builds in-tree; $rn rdma-core patches, built with -Werror ($out)"
+stage "upstream series: $kn kernel patches, checkpatch clean, each builds in-tree, the last boots (KUnit, kselftest); $rn rdma-core patches, built with -Werror ($out)"

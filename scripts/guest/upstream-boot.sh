@@ -1,0 +1,49 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# rdmasim built in-tree from make upstream's kernel series, in the UML
+# debug kernel that series was applied to (scripts/upstream-check.sh's
+# boot, script mode with RSIM_RDMASIM=0 RSIM_PEERS=0):
+#   - modprobe rdmasim from the kernel's own modules: no module
+#     parameters, no device at load;
+#   - new_device makes rdmasim0 (lid= given) and the RDMA core has it;
+#   - rdmasim_kunit.ko, built in-tree from the series' tests/, runs every
+#     suite (the judge compares them with the module's, --kunit);
+#   - the series' kselftest (tools/testing/selftests/rdma/
+#     rdmasim_new_device.sh) beside the kernel's ktap_helpers.sh;
+#   - rdmasim0 deleted, the modules removed.
+# Uses check(), capture(), has_line(), sysfs_is(), say() and part() from
+# guest/lib.sh, and RSIM_UPSTREAM_SRC (the series' tree) from the boot.
+
+UMP="modprobe -d $RSIM_MODROOT -S $RSIM_KVER"
+UDRV=/sys/bus/platform/drivers/rdmasim
+# shellcheck disable=SC2086 # $UMP: words
+check "upstream_modprobe_rdmasim" $UMP rdmasim
+upstream_no_params() {
+	[ ! -d /sys/module/rdmasim/parameters ] ||
+		{ ls /sys/module/rdmasim/parameters; return 1; }
+}
+check "upstream_no_module_parameters" upstream_no_params
+check "upstream_no_device_at_load" sh -c "! ls /sys/class/infiniband | grep -q rdmasim"
+check "upstream_new_device" sh -c "echo '0 lid=0x1' >$UDRV/new_device"
+check "upstream_rdmasim0_lid" sysfs_is /sys/class/infiniband/rdmasim0/ports/1/lid 0x1
+capture /run/up-dev rdma dev show rdmasim0
+check "upstream_rdma_dev" has_line /run/up-dev "*rdmasim0: node_type ca *"
+part kunit
+say "RSIM-KTAP-BEGIN"
+# shellcheck disable=SC2086
+check "upstream_modprobe_kunit" $UMP rdmasim_kunit
+say "RSIM-KTAP-END"
+part selftest
+# the series' tree (the kernel's build names the debug kernel's source)
+ukst=$RSIM_UPSTREAM_SRC/tools/testing/selftests
+mkdir -p /run/ukst/rdma /run/ukst/kselftest
+cp "$ukst/kselftest/ktap_helpers.sh" /run/ukst/kselftest/
+cp "$ukst/rdma/rdmasim_new_device.sh" /run/ukst/rdma/
+check "upstream_kselftest" sh -c \
+	"bash /run/ukst/rdma/rdmasim_new_device.sh >/run/ukst.out 2>&1 ||
+	 { cat /run/ukst.out; exit 1; }"
+check "upstream_kselftest_8_passed" has_line /run/ukst.out "# Totals: pass:8 fail:0 *"
+check "upstream_rmmod_kunit" rmmod rdmasim_kunit
+check "upstream_del_device" sh -c "echo 0 >$UDRV/del_device"
+check "upstream_rmmod_rdmasim" rmmod rdmasim
