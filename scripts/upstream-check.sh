@@ -91,32 +91,60 @@ grep -q "rdmasim_kunit.o" "$out/build.log" ||
 # its objects, and the series' tree bind-mounted (in a mount namespace of
 # this build's own) over the debug kernel's source path, which the
 # objects' command lines name, so that only what the series changed is
-# built again; then booted, in script mode (guest/upstream-boot.sh):
-# rdmasim from the kernel's own modules, every KUnit suite of the
-# in-tree rdmasim_kunit.ko, the series' kselftest
+# built again. Both are kept in the cache, per debug tree, and the
+# series' files are written into the tree only when their content
+# changed (an unchanged file keeps its time): a second run builds what
+# changed since the first. Then booted, in script mode
+# (guest/upstream-boot.sh): rdmasim from the kernel's own modules, every
+# KUnit suite of the in-tree rdmasim_kunit.ko, the series' kselftest.
 stage "the patched debug kernel: built, modules installed"
-rm -rf "$out/boot-obj" "$out/boot-modroot"
-cp -a "$RSIM_KBUILD" "$out/boot-obj"
-"$out/linux/scripts/config" --file "$out/boot-obj/.config" \
-	-m RDMA_SIM -m RDMA_SIM_KUNIT_TEST
+ptree=$RSIM_CACHE/upstream/$(basename "$(dirname "$RSIM_KBUILD")")
+pl=$ptree/linux
+pobj=$ptree/obj
+rsim_lock "upstream-${ptree##*/}"
+if [ ! -f "$ptree/.complete" ] || [ "$RSIM_KBUILD/linux" -nt "$ptree/.complete" ]; then
+	rm -rf "$ptree"
+	mkdir -p "$ptree"
+	cp -al "$RSIM_KSRC" "$pl"
+	cp -a "$RSIM_KBUILD" "$pobj"
+	: >"$ptree/touched"
+	touch "$ptree/.complete"
+fi
+sed -n 's|^+++ b/||p' "$out"/kernel/*.patch | sort -u >"$out/touched"
+# what an earlier series touched and this one does not: the source's again
+comm -23 "$ptree/touched" "$out/touched" | while read -r f; do
+	rm -f "$pl/$f"
+	[ ! -e "$RSIM_KSRC/$f" ] || ln "$RSIM_KSRC/$f" "$pl/$f"
+done
+while read -r f; do
+	cmp -s "$out/linux/$f" "$pl/$f" && continue
+	mkdir -p "$(dirname "$pl/$f")"
+	rm -f "$pl/$f"
+	cp --preserve=mode "$out/linux/$f" "$pl/$f"
+done <"$out/touched"
+cp "$out/touched" "$ptree/touched"
+"$pl/scripts/config" --file "$pobj/.config" -m RDMA_SIM -m RDMA_SIM_KUNIT_TEST
+rm -rf "$out/boot-modroot"
 # shellcheck disable=SC2016 # expanded by the inner shell
-if ! unshare -m sh -c 'mount --bind "$1" "$2" &&
+if ! $SUDO unshare -m sh -c 'mount --bind "$1" "$2" &&
 	make -C "$2" ARCH=um O="$3" olddefconfig &&
 	make -C "$2" ARCH=um O="$3" -j"$4" &&
 	make -C "$2" ARCH=um O="$3" INSTALL_MOD_PATH="$5" modules_install' \
-	sh "$out/linux" "$RSIM_KSRC" "$out/boot-obj" "$(nproc)" \
+	sh "$pl" "$RSIM_KSRC" "$pobj" "$(nproc)" \
 	"$out/boot-modroot" >"$out/boot-build.log" 2>&1; then
 	tail -30 "$out/boot-build.log"
 	die "the patched kernel does not build"
 fi
+rsim_unlock
 grep -E 'warning:|error:' "$out/boot-build.log" | grep rdmasim &&
 	die "the patched kernel's build warns in rdmasim"
+echo "$(grep -c '^  CC' "$out/boot-build.log") files compiled"
 stage "the patched debug kernel, booted: rdmasim in-tree, its KUnit suites and kselftest"
-RSIM_KBUILD=$out/boot-obj RSIM_MODROOT=$out/boot-modroot RSIM_MODDIR=$out/boot-obj \
+RSIM_KBUILD=$pobj RSIM_MODROOT=$out/boot-modroot RSIM_MODDIR=$pobj \
 	RSIM_KVER=$RSIM_KVER rsim_boot script "$out/uml-upstream.log" RSIM_UML_ARGS="RSIM_RDMASIM=0 RSIM_PEERS=0 RSIM_SCRIPT=$RSIM_TOP/scripts/guest/upstream-boot.sh RSIM_UPSTREAM_SRC=$out/linux"
 rsim_boots_wait || true
 rsim_judge "$out/uml-upstream.log" -- --part kunit \
-	--kunit "$out/boot-obj/drivers/infiniband/sw/rdmasim/tests/rdmasim_kunit.ko" ||
+	--kunit "$pobj/drivers/infiniband/sw/rdmasim/tests/rdmasim_kunit.ko" ||
 	die "the patched kernel's boot failed (log: $out/uml-upstream.log)"
 
 # rdma-core's series, built by rdma-core's own build as its CI's gcc-12
