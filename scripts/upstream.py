@@ -345,24 +345,15 @@ def build(ksrc, out):
     s = Series(ksrc, os.path.join(out, "scratch"), touched)
 
     # 1: the driver id
-    uapi = s.read(touched[0])
-    uapi = uapi.replace("\tRDMA_DRIVER_IONIC,\n",
-                        "\tRDMA_DRIVER_IONIC,\n\tRDMA_DRIVER_RDMASIM,\n")
-    s.write(touched[0], uapi)
+    s.write(touched[0], with_driver_id(s.read(touched[0])))
     s.commit("RDMA/core: Add RDMA_DRIVER_RDMASIM",
              "rdmasim, a simulated RDMA device, registers with its own driver\n"
              "id, so that its libibverbs provider (providers/rdmasim in\n"
              "rdma-core) matches it.")
 
     # 2: the uAPI header and the MAINTAINERS entry
-    with open(os.path.join(TOP, "include/rdmasim/rdmasim-abi.h")) as f:
-        abi = f.read()
-    abi = re.sub(r"^/\* SPDX-License-Identifier: .*\*/",
-                 "/* SPDX-License-Identifier: ((GPL-2.0 WITH "
-                 "Linux-syscall-note) OR BSD-2-Clause) */", abi, count=1,
-                 flags=re.M)
-    abi = abi.replace("(tools/provider)", "(rdma-core's providers/rdmasim)")
-    s.write("include/uapi/rdma/rdmasim-abi.h", abi)
+    s.write("include/uapi/rdma/rdmasim-abi.h",
+            uapi_abi("rdma-core's providers/rdmasim"))
     mnt = s.read("MAINTAINERS")
     anchor = "SOFT-IWARP DRIVER (siw)\n"
     mnt = mnt.replace(anchor, MAINTAINERS_ENTRY + anchor, 1)
@@ -538,24 +529,30 @@ static const struct verbs_match_ent rsim_match_table[] = {
 """
 
 
+def with_driver_id(text):
+    """enum rdma_driver_id with RDMA_DRIVER_RDMASIM (the kernel's uAPI
+    header, and rdma-core's copy of it)"""
+    return text.replace("\tRDMA_DRIVER_IONIC,\n",
+                        "\tRDMA_DRIVER_IONIC,\n\tRDMA_DRIVER_RDMASIM,\n")
+
+
+def uapi_abi(provider):
+    """include/rdmasim/rdmasim-abi.h as the uAPI header, for a provider
+    that lives at <provider>"""
+    with open(os.path.join(TOP, "include/rdmasim/rdmasim-abi.h")) as f:
+        abi = f.read()
+    return abi.replace("(tools/provider)", f"({provider})")
+
+
 def build_rdma_core(rsrc, out):
     """the rdma-core series: the kernel headers, then the provider"""
     touched = ["kernel-headers/rdma/ib_user_ioctl_verbs.h",
                "kernel-headers/CMakeLists.txt", "CMakeLists.txt",
                "MAINTAINERS"]
     s = Series(rsrc, os.path.join(out, "scratch-rdma-core"), touched)
-    uapi = s.read(touched[0])
-    uapi = uapi.replace("\tRDMA_DRIVER_IONIC,\n",
-                        "\tRDMA_DRIVER_IONIC,\n\tRDMA_DRIVER_RDMASIM,\n")
-    s.write(touched[0], uapi)
-    with open(os.path.join(TOP, "include/rdmasim/rdmasim-abi.h")) as f:
-        abi = f.read()
-    abi = re.sub(r"^/\* SPDX-License-Identifier: .*\*/",
-                 "/* SPDX-License-Identifier: ((GPL-2.0 WITH "
-                 "Linux-syscall-note) OR BSD-2-Clause) */", abi, count=1,
-                 flags=re.M)
-    abi = abi.replace("(tools/provider)", "(providers/rdmasim)")
-    s.write("kernel-headers/rdma/rdmasim-abi.h", abi)
+    s.write(touched[0], with_driver_id(s.read(touched[0])))
+    s.write("kernel-headers/rdma/rdmasim-abi.h",
+            uapi_abi("providers/rdmasim"))
     kh = s.read(touched[1])
     kh = kh.replace("  rdma/rdma_user_rxe.h\n  rdma/rvt-abi.h\n",
                     "  rdma/rdma_user_rxe.h\n  rdma/rdmasim-abi.h\n"

@@ -215,6 +215,20 @@ ipoib_carrier() {
 		{ read -r c; [ "$c" = 1 ]; }
 }
 
+# kselftest_rdmasim name selftests script: rdmasim's kselftest run as
+# kselftest runs it, beside ../kselftest/ktap_helpers.sh of <selftests>
+# (a kernel's tools/testing/selftests): it must exit 0 with its 8 tests
+# passed
+kselftest_rdmasim() {
+	local d="/run/kst-$1"
+	mkdir -p "$d/rdma" "$d/kselftest"
+	cp "$2/kselftest/ktap_helpers.sh" "$d/kselftest/"
+	cp "$3" "$d/rdma/"
+	check "$1" sh -c "bash $d/rdma/${3##*/} >$d.out 2>&1 ||
+		{ cat $d.out; exit 1; }"
+	check "${1}_8_passed" has_line "$d.out" "# Totals: pass:8 fail:0 *"
+}
+
 # bcast_members ca file: how many MCMemberRecords of IPoIB's broadcast
 # group (the default partition's) the SA gives <ca>'s saquery, in $val;
 # saquery's output in <file>

@@ -241,14 +241,8 @@ check "perfquery_after_link_up" capture /run/pq1 perfquery -C rdmasim0 -P 1
 # beside ../kselftest/ktap_helpers.sh, the test kernel's own
 kst=$RSIM_MODROOT/lib/modules/$RSIM_KVER/build/source/tools/testing/selftests
 if [ -f "$kst/kselftest/ktap_helpers.sh" ]; then
-	mkdir -p /run/kst/rdma /run/kst/kselftest
-	cp "$kst/kselftest/ktap_helpers.sh" /run/kst/kselftest/
-	cp "$RSIM_TOP/tools/selftests/rdma/rdmasim_new_device.sh" /run/kst/rdma/
-	check "kselftest_rdmasim_new_device" sh -c \
-		"bash /run/kst/rdma/rdmasim_new_device.sh >/run/kst.out 2>&1 ||
-		 { cat /run/kst.out; exit 1; }"
-	check "kselftest_rdmasim_new_device_8_passed" has_line /run/kst.out \
-		"# Totals: pass:8 fail:0 *"
+	kselftest_rdmasim kselftest_rdmasim_new_device "$kst" \
+		"$RSIM_TOP/tools/selftests/rdma/rdmasim_new_device.sh"
 fi
 
 # RoCE mode: rdma link add/del on a veth pair across two network

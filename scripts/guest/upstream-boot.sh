@@ -12,7 +12,8 @@
 #   - the series' kselftest (tools/testing/selftests/rdma/
 #     rdmasim_new_device.sh) beside the kernel's ktap_helpers.sh;
 #   - rdmasim0 deleted, the modules removed.
-# Uses check(), capture(), has_line(), sysfs_is(), say() and part() from
+# Uses check(), capture(), has_line(), sysfs_is(), say(), part() and
+# kselftest_rdmasim() from
 # guest/lib.sh, and RSIM_UPSTREAM_SRC (the series' tree) from the boot.
 
 UMP="modprobe -d $RSIM_MODROOT -S $RSIM_KVER"
@@ -37,13 +38,7 @@ say "RSIM-KTAP-END"
 part selftest
 # the series' tree (the kernel's build names the debug kernel's source)
 ukst=$RSIM_UPSTREAM_SRC/tools/testing/selftests
-mkdir -p /run/ukst/rdma /run/ukst/kselftest
-cp "$ukst/kselftest/ktap_helpers.sh" /run/ukst/kselftest/
-cp "$ukst/rdma/rdmasim_new_device.sh" /run/ukst/rdma/
-check "upstream_kselftest" sh -c \
-	"bash /run/ukst/rdma/rdmasim_new_device.sh >/run/ukst.out 2>&1 ||
-	 { cat /run/ukst.out; exit 1; }"
-check "upstream_kselftest_8_passed" has_line /run/ukst.out "# Totals: pass:8 fail:0 *"
+kselftest_rdmasim upstream_kselftest "$ukst" "$ukst/rdma/rdmasim_new_device.sh"
 check "upstream_rmmod_kunit" rmmod rdmasim_kunit
 check "upstream_del_device" sh -c "echo 0 >$UDRV/del_device"
 check "upstream_rmmod_rdmasim" rmmod rdmasim
