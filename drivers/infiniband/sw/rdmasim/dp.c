@@ -872,12 +872,6 @@ static bool rsim_dp_addr_ok(struct rsim_exec *x, struct rsim_qp *peer)
 }
 
 /*
- * The responder: the QP this one is connected to (rsim_dp_dest_get()),
- * if it is of the same type, connected back, and its P_Key matches the
- * requester's (a mismatch is the port's P_Key violation, and the packet
- * is dropped: RC sees no acknowledgment, UC loses the message).
- */
-/*
  * the PD the responder's accesses are checked in: its QP's, or the XRC
  * SRQ's the WR names (an XRC TGT QP has none)
  */
@@ -895,6 +889,13 @@ static bool rsim_dp_peer_type_ok(const struct rsim_qp *qp,
 	return peer->ibqp.qp_type == qp->ibqp.qp_type;
 }
 
+/*
+ * The responder: the QP this one is connected to (rsim_dp_dest_get()),
+ * if it is of the same type (an XRC TGT QP for an XRC INI QP), connected
+ * back, and its P_Key matches the requester's (a mismatch is the port's
+ * P_Key violation, and the packet is dropped: RC sees no acknowledgment,
+ * UC loses the message).
+ */
 static struct rsim_qp *rsim_dp_peer_get(struct rsim_exec *x)
 {
 	struct rsim_qp *peer = rsim_dp_dest_get(x, x->dlid, &x->grh,

@@ -396,17 +396,6 @@ err_free_sq:
 }
 
 /*
- * The completions of @qp nobody polled: dropped from its CQs (as mlx4 and
- * mlx5 clean them), when it goes back to RESET and when it is destroyed,
- * so that no completion names a QP that is gone or delivers a flush of
- * an earlier life. The caller makes sure nothing adds one meanwhile
- * (destroy_qp: nobody holds the QP; RESET: nobody runs its send queue
- * and it receives nothing), and holds no spinlock: a clean takes the
- * CQs' locks for bounded batches only (rsim_cq_clean()).
- *
- * Context: process; sleeps.
- */
-/*
  * An XRC TGT QP's receive completions are in the CQs of its domain's XRC
  * SRQs (each held while its CQ is cleaned, so that destroy_srq waits)
  */
@@ -431,6 +420,17 @@ static void rsim_qp_clean_xrc_cqs(struct rsim_qp *qp)
 	}
 }
 
+/*
+ * The completions of @qp nobody polled: dropped from its CQs (as mlx4 and
+ * mlx5 clean them), when it goes back to RESET and when it is destroyed,
+ * so that no completion names a QP that is gone or delivers a flush of
+ * an earlier life. The caller makes sure nothing adds one meanwhile
+ * (destroy_qp: nobody holds the QP; RESET: nobody runs its send queue
+ * and it receives nothing), and holds no spinlock: a clean takes the
+ * CQs' locks for bounded batches only (rsim_cq_clean()).
+ *
+ * Context: process; sleeps.
+ */
 static void rsim_qp_clean_cqs(struct rsim_qp *qp)
 {
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
