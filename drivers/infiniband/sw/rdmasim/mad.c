@@ -673,9 +673,7 @@ int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,
 	    hdr->base_version != IB_MGMT_BASE_VERSION)
 		return IB_MAD_RESULT_FAILURE;
 	/* responses, traps and trap represses are for the agents */
-	if ((hdr->method & IB_MGMT_METHOD_RESP) ||
-	    hdr->method == IB_MGMT_METHOD_TRAP ||
-	    hdr->method == IB_MGMT_METHOD_TRAP_REPRESS)
+	if (!rsim_mad_method_answered(hdr->method))
 		return IB_MAD_RESULT_SUCCESS;
 	if (rsim_mad_drop(in, in_wc))
 		return IB_MAD_RESULT_FAILURE;

@@ -19,6 +19,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
 #include <rdmasim/compat.h>
@@ -1879,6 +1880,17 @@ void rsim_puda_exit(void);
 int rsim_dmah_check(const struct ib_dmah *d, const struct cpumask *allowed);
 
 /* mad.c */
+/*
+ * A MAD method an SMA or PMA answers: not a response, a trap or a
+ * TrapRepress (those are for the agents, and get no answer)
+ */
+static inline bool rsim_mad_method_answered(u8 method)
+{
+	return !(method & IB_MGMT_METHOD_RESP) &&
+	       method != IB_MGMT_METHOD_TRAP &&
+	       method != IB_MGMT_METHOD_TRAP_REPRESS;
+}
+
 void rsim_mad_node_info(struct rsim_dev *rsim, void *data);
 void rsim_mad_port_info(struct rsim_dev *rsim, void *data, bool show_mkey);
 int rsim_process_mad(struct ib_device *ibdev, int flags, u32 port,

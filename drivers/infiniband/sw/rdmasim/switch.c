@@ -519,12 +519,10 @@ bool rsim_sw_sma(struct rsim_switch *sw, struct ib_smp *smp, u8 in_port)
 		spin_unlock_bh(&sw->lock);
 		return false;
 	}
+	if (!rsim_mad_method_answered(smp->method))
+		return false;
 	if (smp->method != IB_MGMT_METHOD_GET &&
 	    smp->method != IB_MGMT_METHOD_SET) {
-		if (smp->method & IB_MGMT_METHOD_RESP ||
-		    smp->method == IB_MGMT_METHOD_TRAP ||
-		    smp->method == IB_MGMT_METHOD_TRAP_REPRESS)
-			return false;
 		status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD;
 	} else if (smp->class_version != 1) {
 		status = IB_MGMT_MAD_STATUS_BAD_VERSION;
@@ -629,11 +627,9 @@ bool rsim_sw_pma(struct rsim_switch *sw, struct ib_mad *mad)
 	bool set = h->method == IB_MGMT_METHOD_SET;
 	u16 status;
 
+	if (!rsim_mad_method_answered(h->method))
+		return false;
 	if (h->method != IB_MGMT_METHOD_GET && !set) {
-		if (h->method & IB_MGMT_METHOD_RESP ||
-		    h->method == IB_MGMT_METHOD_TRAP ||
-		    h->method == IB_MGMT_METHOD_TRAP_REPRESS)
-			return false;
 		status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD;
 	} else if (h->class_version != 1) {
 		status = IB_MGMT_MAD_STATUS_BAD_VERSION;
