@@ -566,10 +566,10 @@ static void rsim_fabric_test_lid_routing(struct kunit *test)
 	fab_activate(test, f->q, 2);
 	to = rsim_fabric_route(f->a, lb, 100);
 	KUNIT_EXPECT_PTR_EQ(test, to, f->b);
-	rsim_fabric_put(f->a, to);
+	rsim_subnet_put(f->a, to);
 	to = rsim_fabric_route(f->b, la, 0);
 	KUNIT_EXPECT_PTR_EQ(test, to, f->a);
-	rsim_fabric_put(f->b, to);
+	rsim_subnet_put(f->b, to);
 	KUNIT_EXPECT_GE(test, atomic64_read(&f->p->port[2].c.xmit_data), 100);
 	/* a loop: kq sends lb back over kp:3 -- kq:3, kp back to kq ... */
 	fab_activate(test, f->p, 3);
@@ -629,7 +629,7 @@ static void rsim_fabric_test_dr_smp(struct kunit *test)
 			be64_to_cpu(f->q->guid));
 	KUNIT_EXPECT_EQ(test, ((struct ib_node_info *)smp.data)->local_port_num,
 			1);
-	rsim_fabric_put(f->a, hit.ca);
+	rsim_subnet_put(f->a, hit.ca);
 
 	/* to b: delivered to its QP0 with HopPointer at HopCount */
 	fab_dr(&smp, IB_SMP_ATTR_NODE_INFO, to_b, 3);
@@ -639,7 +639,7 @@ static void rsim_fabric_test_dr_smp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, smp.method, IB_MGMT_METHOD_GET);
 	KUNIT_EXPECT_EQ(test, smp.hop_ptr, 3);
 	KUNIT_EXPECT_EQ(test, smp.return_path[2], 1);
-	rsim_fabric_put(f->a, hit.ca);
+	rsim_subnet_put(f->a, hit.ca);
 
 	drops = atomic64_read(&f->p->dr_drops);
 	/* C14-9:1: the sender did not step the pointer */
@@ -687,7 +687,7 @@ static void rsim_fabric_test_lid_routed_smp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			be64_to_cpu(((struct ib_node_info *)smp.data)->node_guid),
 			be64_to_cpu(f->p->guid));
-	rsim_fabric_put(f->a, hit.ca);
+	rsim_subnet_put(f->a, hit.ca);
 	/* a switch has no agent for other classes on QP1 */
 	fab_smp(&smp, IB_MGMT_CLASS_SUBN_ADM, IB_MGMT_METHOD_GET,
 		IB_SMP_ATTR_NODE_INFO, 0);

@@ -1781,7 +1781,7 @@ static int rsim_dp_fabric_mad(struct rsim_exec *x, bool has_grh,
 			      buf->data + RSIM_UD_GRH);
 	x->fab = false;
 put_ca:
-	rsim_fabric_put(x->rsim, hit.ca);
+	rsim_subnet_put(x->rsim, hit.ca);
 put_buf:
 	rsim_puda_put(pool, buf);
 	return ret;

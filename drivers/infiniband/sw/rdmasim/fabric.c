@@ -722,7 +722,7 @@ static bool rsim_fabric_start(struct rsim_dev *from, struct rsim_fab_at *at)
  * @from's own LID is @from (its port loops the packet back).
  *
  * Context: any; does not sleep.
- * Return: the CA, held unless it is @from (rsim_fabric_put()), or NULL:
+ * Return: the CA, held unless it is @from (rsim_subnet_put()), or NULL:
  * no route, or the LID is a switch's.
  */
 struct rsim_dev *rsim_fabric_route(struct rsim_dev *from, u16 dlid,
@@ -746,21 +746,6 @@ struct rsim_dev *rsim_fabric_route(struct rsim_dev *from, u16 dlid,
 	return to;
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_fabric_route);
-
-/**
- * rsim_fabric_put() - let go of a CA rsim_fabric_route() or
- *	rsim_fabric_mad() returned
- * @from: the sender
- * @to: the CA
- *
- * Context: any.
- */
-void rsim_fabric_put(struct rsim_dev *from, struct rsim_dev *to)
-{
-	if (to && to != from)
-		ib_device_put(&to->ibdev);
-}
-EXPORT_SYMBOL_IF_KUNIT(rsim_fabric_put);
 
 /**
  * rsim_fabric_mcast() - the CAs a multicast datagram from a member reaches
@@ -1059,7 +1044,7 @@ drop:
  *	path) or answers in place
  * @len: its length
  * @hit: where it lands: @hit->ca, held unless it is @from
- *	(rsim_fabric_put()), QP @hit->qpn, from LID @hit->slid
+ *	(rsim_subnet_put()), QP @hit->qpn, from LID @hit->slid
  *
  * Context: process or softirq; does not sleep (a switch's SMA takes its
  * lock with BH off).

@@ -151,7 +151,7 @@ struct rsim_switch {
 /**
  * struct rsim_fab_hit - where a fabric walk ended
  * @ca: a CA port that holds the destination LID, held with
- *	ib_device_try_get() unless it is the sender (rsim_fabric_put())
+ *	ib_device_try_get() unless it is the sender (rsim_subnet_put())
  * @sw: a switch whose port 0 holds it (valid under rcu_read_lock())
  * @in_port: the port of @sw it came in on
  * @qpn: the QP it lands on (a switch's answer: the sender's)
@@ -180,7 +180,6 @@ struct rsim_dev *rsim_fabric_route(struct rsim_dev *from, u16 dlid,
 				   u64 bytes);
 int rsim_fabric_mad(struct rsim_dev *from, u32 src_qpn, u32 dst_qpn,
 		    u16 dlid, void *mad, u32 len, struct rsim_fab_hit *hit);
-void rsim_fabric_put(struct rsim_dev *from, struct rsim_dev *to);
 void rsim_fabric_mcast(struct rsim_dev *from, u16 mlid,
 		       int (*fn)(struct rsim_dev *ca, void *arg), void *arg);
 void rsim_fabric_debugfs_init(struct dentry *root);

@@ -236,9 +236,10 @@ struct rsim_dev *rsim_subnet_route(struct rsim_dev *from, u16 dlid)
 EXPORT_SYMBOL_IF_KUNIT(rsim_subnet_route);
 
 /**
- * rsim_subnet_put() - let go of what rsim_subnet_route() returned
+ * rsim_subnet_put() - let go of what a route returned
  * @from: the sending device
- * @to: the device it returned
+ * @to: the device rsim_subnet_route(), rsim_fabric_route() or
+ *	rsim_fabric_mad() returned
  *
  * Context: any.
  */
