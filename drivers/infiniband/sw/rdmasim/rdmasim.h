@@ -414,7 +414,8 @@ struct rsim_dp_stats {
  * @agent: the agent for the SA class's requests on QP1, or NULL (RoCE
  *	mode, the module parameter sa=0, the built-in SM off, or another SA
  *	holds the class)
- * @removed: the client's remove() ran: no agent comes back
+ * @node: entry in sa_agent.c's list of the ports the SA client has
+ *	(between its add() and its remove()), under its agents' mutex
  * @lock: protects @delayed, @nr_delayed and @stopping; BH off
  * @delayed: answers held back by the delay fault, oldest first
  * @nr_delayed: how many (at most RSIM_SA_HELD_MAX: more are lost)
@@ -423,7 +424,7 @@ struct rsim_dp_stats {
  */
 struct rsim_sa_port {
 	struct ib_mad_agent *agent;
-	bool removed;
+	struct list_head node;
 	spinlock_t lock;	/* protects delayed, nr_delayed, stopping */
 	struct list_head delayed;
 	unsigned int nr_delayed;

@@ -18,11 +18,10 @@
  *
  * A device made with new_device's sa=0, or every device with the
  * out-of-tree build's module parameter sa=0, registers no agent: the SA
- * class stays free
- * for another SM's SA on QP1 (opensm over umad), which then owns the
- * subnet's records. So does switching the built-in SM off at run time
- * (rdmasim/fabric/sm 0, rsim_sa_serve()). A port where the class is
- * taken already has no agent either.
+ * class stays free for another SM's SA on QP1 (opensm over umad), which
+ * then owns the subnet's records. So does switching the built-in SM off
+ * at run time (rdmasim/fabric/sm 0, rsim_sa_serve()). A port where the
+ * class is taken already has no agent either.
  *
  * A requester gets at most RSIM_SA_RMPP_PER_LID GetTable answers in
  * flight at once (sent and not yet ended), and the SA at most
@@ -406,10 +405,12 @@ static void rsim_sa_sent(struct ib_mad_agent *agent,
 }
 
 /*
- * protects every port's SA agent coming and going (rsim_sa_port's agent
- * and removed): the client's add and remove, and rsim_sa_serve()
+ * protects every port's SA agent coming and going (rsim_sa_port's agent)
+ * and rsim_sa_ports: the client's add and remove, and rsim_sa_serve()
  */
 static DEFINE_MUTEX(rsim_sa_agents_mutex);
+/* the ports the client has (between its add and its remove) */
+static LIST_HEAD(rsim_sa_ports);
 
 static void rsim_sa_register(struct rsim_dev *rsim)
 {
@@ -420,7 +421,7 @@ static void rsim_sa_register(struct rsim_dev *rsim)
 	struct ib_mad_agent *agent;
 
 	lockdep_assert_held(&rsim_sa_agents_mutex);
-	if (rsim->sa.agent || rsim->sa.removed || rsim->cfg.no_sa ||
+	if (rsim->sa.agent || rsim->cfg.no_sa ||
 	    !rsim_param_sa() || !rsim_fabric_sm_on())
 		return;
 	rsim->sa.stopping = false;
@@ -480,7 +481,7 @@ static int rsim_sa_add_one(struct ib_device *ibdev)
 	rsim->sa.nr_delayed = 0;
 	INIT_DELAYED_WORK(&rsim->sa.delay_work, rsim_sa_delay_work);
 	mutex_lock(&rsim_sa_agents_mutex);
-	rsim->sa.removed = false;
+	list_add_tail(&rsim->sa.node, &rsim_sa_ports);
 	rsim_sa_register(rsim);
 	mutex_unlock(&rsim_sa_agents_mutex);
 	return 0;
@@ -491,24 +492,9 @@ static void rsim_sa_remove_one(struct ib_device *ibdev, void *client_data)
 	struct rsim_dev *rsim = to_rsim_dev(ibdev);
 
 	mutex_lock(&rsim_sa_agents_mutex);
-	rsim->sa.removed = true;
+	list_del(&rsim->sa.node);
 	rsim_sa_unregister(rsim);
 	mutex_unlock(&rsim_sa_agents_mutex);
-}
-
-struct rsim_sa_devs {
-	struct rsim_dev **d;
-	u32 n;
-	u32 max;
-};
-
-static int rsim_sa_collect(struct rsim_dev *d, void *arg)
-{
-	struct rsim_sa_devs *devs = arg;
-
-	if (devs->n < devs->max && ib_device_try_get(&d->ibdev))
-		devs->d[devs->n++] = d;
-	return 0;
 }
 
 /**
@@ -521,24 +507,16 @@ static int rsim_sa_collect(struct rsim_dev *d, void *arg)
  */
 void rsim_sa_serve(bool on)
 {
-	struct rsim_sa_devs devs = { .max = rsim_subnet_ports() };
-	u32 i;
+	struct rsim_sa_port *sa;
 
-	devs.d = kcalloc(devs.max, sizeof(*devs.d), GFP_KERNEL);
-	if (!devs.d)
-		return;
-	rsim_subnet_for_each(rsim_sa_collect, &devs);
 	mutex_lock(&rsim_sa_agents_mutex);
-	for (i = 0; i < devs.n; i++) {
+	list_for_each_entry(sa, &rsim_sa_ports, node) {
 		if (on)
-			rsim_sa_register(devs.d[i]);
+			rsim_sa_register(container_of(sa, struct rsim_dev, sa));
 		else
-			rsim_sa_unregister(devs.d[i]);
+			rsim_sa_unregister(container_of(sa, struct rsim_dev, sa));
 	}
 	mutex_unlock(&rsim_sa_agents_mutex);
-	for (i = 0; i < devs.n; i++)
-		ib_device_put(&devs.d[i]->ibdev);
-	kfree(devs.d);
 }
 
 static struct ib_client rsim_sa_client = {
