@@ -86,9 +86,9 @@ clean:
 umad:
 	$(MAKE) -C tools/umad ARCH= rsim_umad
 
-# ibsim's tests, unmodified (../shared/peers/ibsim-*): make fabric's
+# ibsim's tests, unmodified (IBSIM=<Debian's ibsim source>): make fabric's
 ibsim-tests:
-	$(MAKE) -C tools/ibsim ARCH= $(if $(IBSIM),IBSIM=$(IBSIM))
+	$(MAKE) -C tools/ibsim ARCH= IBSIM=$(IBSIM)
 
 # a host program: AF_RDS from the host's headers
 rds:

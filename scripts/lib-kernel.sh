@@ -259,10 +259,8 @@ rsim_stock_headers() {
 # tools/rds and tools/dmah, and rdma-core 65 with tools/provider built
 # against it (not with RSIM_UML_TOOLS=0: 6.12's KUnit and conformance
 # boots need none of them); exports what boot-uml.sh reads.
-# ibsim's unmodified tree (its tests: make fabric)
-RSIM_IBSIM=${IBSIM:-$RSIM_TOP/../shared/peers/ibsim-db9c0e4}
 rsim_uml_ready() {
-	local kind=$1 name=$2 series=${RSIM_SERIES:-7.3}
+	local kind=$1 name=$2 series=${RSIM_SERIES:-7.3} ibsim
 	shift 2
 	mkdir -p "$RSIM_OUT"
 	"$RSIM_TOP/scripts/setup-host.sh"
@@ -279,10 +277,9 @@ rsim_uml_ready() {
 		die "building tools/umad failed"
 	}
 	# ibsim's own tests, which make fabric runs (unmodified, from
-	# ../shared/peers/ or IBSIM=)
-	[ -d "$RSIM_IBSIM/tests" ] ||
-		die "no ibsim tree at $RSIM_IBSIM (../shared/peers/, or IBSIM=)"
-	make -C "$RSIM_MODDIR" ibsim-tests IBSIM="$RSIM_IBSIM" >>"$RSIM_MODDIR.log" 2>&1 || {
+	# Debian's source package or IBSIM=)
+	ibsim=$(rsim_ibsim) || exit 1
+	make -C "$RSIM_MODDIR" ibsim-tests IBSIM="$ibsim" >>"$RSIM_MODDIR.log" 2>&1 || {
 		tail -30 "$RSIM_MODDIR.log" >&2
 		die "building ibsim's tests failed"
 	}

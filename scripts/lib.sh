@@ -162,6 +162,48 @@ rsim_sparse() {
 	echo "$RSIM_CACHE/tools/sparse-$ver/sparse"
 }
 
+# ibsim: its own tests (subnet_discover, query_many, mcast_storm), which
+# make fabric builds unmodified and runs on rdmasim's fabric. Debian's
+# ibsim source package (0.12, upstream's commit db9c0e4) is fetched once
+# and unpacked under the cache; IBSIM=<your tree> takes its place. Called
+# as $(rsim_ibsim): prints the tree's path.
+rsim_ibsim() {
+	local ver dir tmp
+	if [ -n "${IBSIM:-}" ]; then
+		[ -d "$IBSIM/tests" ] || die "IBSIM=$IBSIM has no tests/"
+		echo "$IBSIM"
+		return
+	fi
+	rsim_lock ibsim		# released when the $(rsim_ibsim) subshell ends
+	# shellcheck disable=SC2012 # our own directory names, sorted
+	dir=$(ls -d "$RSIM_CACHE"/src/ibsim-*/ 2>/dev/null | tail -1)
+	if [ -n "$dir" ] && [ -d "$dir/tests" ]; then
+		echo "${dir%/}"
+		return
+	fi
+	rsim_apt_update sparse "deb-src sid main" >&2
+	# shellcheck disable=SC2046
+	ver=$(apt-cache $(rsim_apt_opts sparse) showsrc ibsim |
+	      awk '/^Version:/ { print $2 }' | sort -V | tail -1)
+	[ -n "$ver" ] || die "no ibsim source package in Debian's lists"
+	tmp=$(mktemp -d)
+	# only the upstream tarball (apt checks it against the signed lists'
+	# checksums): the packaging is not needed
+	# shellcheck disable=SC2046
+	(cd "$tmp" && apt-get -q $(rsim_apt_opts sparse) source \
+		--download-only --tar-only "ibsim=$ver" >/dev/null 2>&1) ||
+		die "fetching ibsim $ver failed"
+	tar -C "$tmp" -xf "$tmp"/ibsim_*.orig.tar.*
+	# shellcheck disable=SC2012 # the one directory the tarball holds
+	dir=$(ls -d "$tmp"/ibsim-*/ | head -1)
+	[ -d "$dir/tests" ] || die "ibsim $ver has no tests/"
+	$SUDO mkdir -p "$RSIM_CACHE/src"
+	$SUDO rm -rf "$RSIM_CACHE/src/ibsim-${ver%-*}"
+	$SUDO mv "$dir" "$RSIM_CACHE/src/ibsim-${ver%-*}"
+	rm -rf "$tmp"
+	echo "$RSIM_CACHE/src/ibsim-${ver%-*}"
+}
+
 # make check's summary: one line per part, "label<TAB>PASS|FAIL<TAB>what
 # was counted<TAB>seconds" in $RSIM_SUMMARY (judge-log.py and
 # judge-rdma-core.py write theirs with --summary), printed at the end.
