@@ -39,10 +39,11 @@
 # gives everything else. dash is /bin/sh: busybox's sh would run its own
 # applets (modprobe, ip) in place of the host's programs.
 RSIM_STOCK_PROGS="dash kmod ip rdma ibstat smpquery"
-# The stock modules the checks load (modprobe adds their dependencies);
+# The stock modules the checks load (modprobe adds their dependencies:
+# pci-stub holds a function the IOMMU boot's new_device then finds busy);
 # and where the kernel has it, crc32_generic: rdma_rxe before 6.15 or so
 # asks the crypto API for "crc32" (a request, not a module dependency)
-RSIM_STOCK_MODS="ib_core ib_uverbs ib_umad rdma_rxe veth"
+RSIM_STOCK_MODS="ib_core ib_uverbs ib_umad rdma_rxe veth pci-stub"
 RSIM_STOCK_OPT_MODS="crc32_generic"
 # The series make stock and make check boot (RSIM_STOCK_SERIES=7.3: one).
 # shellcheck disable=SC2034 # for the scripts that source this one

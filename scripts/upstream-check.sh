@@ -96,7 +96,8 @@ grep -q "rdmasim_kunit.o" "$out/build.log" ||
 # changed (an unchanged file keeps its time): a second run builds what
 # changed since the first. Then booted, in script mode
 # (guest/upstream-boot.sh): rdmasim from the kernel's own modules, every
-# KUnit suite of the in-tree rdmasim_kunit.ko, the series' kselftest.
+# KUnit suite of the in-tree rdmasim_kunit.ko, the conformance suites on
+# an InfiniBand pair and a RoCE-mode device, the series' kselftest.
 stage "the patched debug kernel: built, modules installed"
 ptree=$RSIM_CACHE/upstream/$(basename "$(dirname "$RSIM_KBUILD")")
 pl=$ptree/linux
@@ -139,12 +140,26 @@ rsim_unlock
 grep -E 'warning:|error:' "$out/boot-build.log" | grep rdmasim &&
 	die "the patched kernel's build warns in rdmasim"
 echo "$(grep -c '^  CC' "$out/boot-build.log") files compiled"
-stage "the patched debug kernel, booted: rdmasim in-tree, its KUnit suites and kselftest"
+# the conformance suites' module (device-agnostic: not part of the series,
+# whose devices it checks) built against the patched kernel, in the same
+# mount namespace arrangement: the series' headers are the ones it sees
+stage "rdma_conformance.ko, built against the patched kernel"
+# shellcheck disable=SC2016 # expanded by the inner shell
+$SUDO unshare -m bash -c 'mount --bind "$1" "$2" &&
+	. "$3/scripts/lib.sh" && . "$3/scripts/lib-kernel.sh" &&
+	rsim_build_modules "$4" um upstream-conformance RSIM_PARTS=conformance' \
+	bash "$pl" "$RSIM_KSRC" "$RSIM_TOP" "$pobj" ||
+	die "rdma_conformance.ko does not build against the patched kernel"
+confko=$RSIM_OUT/build/upstream-conformance/kunit/conformance/rdma_conformance.ko
+[ -f "$confko" ] || die "no $confko"
+stage "the patched debug kernel, booted: rdmasim in-tree, its KUnit suites, conformance, kselftest"
 RSIM_KBUILD=$pobj RSIM_MODROOT=$out/boot-modroot RSIM_MODDIR=$pobj \
-	RSIM_KVER=$RSIM_KVER rsim_boot script "$out/uml-upstream.log" RSIM_UML_ARGS="RSIM_RDMASIM=0 RSIM_PEERS=0 RSIM_SCRIPT=$RSIM_TOP/scripts/guest/upstream-boot.sh RSIM_UPSTREAM_SRC=$out/linux"
+	RSIM_KVER=$RSIM_KVER rsim_boot script "$out/uml-upstream.log" RSIM_UML_ARGS="RSIM_RDMASIM=0 RSIM_PEERS=0 RSIM_SCRIPT=$RSIM_TOP/scripts/guest/upstream-boot.sh RSIM_UPSTREAM_SRC=$out/linux RSIM_CONF_KO=$confko"
 rsim_boots_wait || true
-rsim_judge "$out/uml-upstream.log" -- --part kunit \
-	--kunit "$pobj/drivers/infiniband/sw/rdmasim/tests/rdmasim_kunit.ko" ||
+rsim_judge "$out/uml-upstream.log" -- --part kunit --part conformance \
+	--kunit "$pobj/drivers/infiniband/sw/rdmasim/tests/rdmasim_kunit.ko" \
+	--conformance rdmasim0,rdmasim1,rsim_veth2_rdmasim \
+	--conformance-module "$confko" --out "$out/conformance" ||
 	die "the patched kernel's boot failed (log: $out/uml-upstream.log)"
 
 # rdma-core's series, built by rdma-core's own build as its CI's gcc-12
@@ -177,4 +192,4 @@ else
 fi
 kn=$(find "$out/kernel" -name "*.patch" | wc -l)
 rn=$(find "$out/rdma-core" -name "*.patch" | wc -l)
-stage "upstream series: $kn kernel patches, checkpatch clean, each builds in-tree, the last boots (KUnit, kselftest); $rn rdma-core patches, built with -Werror ($out)"
+stage "upstream series: $kn kernel patches, checkpatch clean, each builds in-tree, the last boots (KUnit, conformance, kselftest); $rn rdma-core patches, built with -Werror ($out)"

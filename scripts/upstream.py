@@ -408,11 +408,13 @@ def build(ksrc, out):
              "ib_alloc_mr() and ib_map_mr_sg() keep their exact bounds, and a\n"
              "loopback data path checks every key, range, right and PD.\n\n"
              "Devices are made at run time, as netdevsim's are, through the\n"
-             "platform driver's new_device file (\"ID [lid=N] [sa=0|1]\"), or\n"
-             "bound to a netdev with \"rdma link add NAME type rdmasim netdev\n"
-             "DEV\" (RoCE v2, as rxe and siw attach). An InfiniBand port has an\n"
-             "SMA, a PMA and a built-in SM and SA, or a fabric of simulated\n"
-             "switches that opensm sweeps. There are no module parameters.")
+             "platform driver's new_device file (\"ID [lid=N] [sa=0|1]\n"
+             "[dma_pci=DDDD:BB:DD.F]\": a LID, a silent SA, a PCI function to\n"
+             "map through, behind an IOMMU where there is one), or bound to a\n"
+             "netdev with \"rdma link add NAME type rdmasim netdev DEV\" (RoCE\n"
+             "v2, as rxe and siw attach). An InfiniBand port has an SMA, a PMA\n"
+             "and a built-in SM and SA, or a fabric of simulated switches that\n"
+             "opensm sweeps. There are no module parameters.")
 
     # 4: the KUnit suites, where the kernel keeps a driver's
     kunit = os.path.join(TOP, "kunit")

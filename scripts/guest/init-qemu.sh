@@ -257,6 +257,59 @@ check "rmmod_rdma_rxe" rmmod rdma_rxe
 check "rmmod_rdmasim" rmmod rdmasim
 check "rdmasim_gone" test ! -e /sys/module/rdmasim
 
+# new_device's attribute dma_pci (the upstream form's way; no module
+# parameter): the function is bound when a device first asks for it and
+# stays bound, shared, until the module unloads; a device made without it
+# maps through its platform device; a device that is then not made lets
+# a function it bound go again; a function another driver has is refused
+# (EBUSY); a function hot-unplugged takes its devices with it, and only
+# them.
+dma_attr() {
+	local edu="$1" fn="/sys/bus/pci/devices/$1"
+	check "attr_modprobe_rdmasim" modprobe rdmasim
+	check "attr_edu_not_bound_at_load" test ! -e "$fn/driver"
+	check "attr_new_device_dma_pci" sh -c "echo '1 dma_pci=$edu' >$PLAT/new_device"
+	check "attr_edu_bound_to_rdmasim_dma" test "$fn/driver" \
+		-ef /sys/bus/pci/drivers/rdmasim_dma
+	check "attr_rdmasim1_maps_through_edu" has_line $DBG/rdmasim1/datapath \
+		"dma_device $edu iommu"
+	check "attr_rdmasim0_maps_through_its_platform_device" \
+		has_line $DBG/rdmasim0/datapath "dma_device rdmasim.0 *"
+	check "attr_shared_function" sh -c "echo '2 dma_pci=$edu' >$PLAT/new_device"
+	check "attr_rdmasim2_maps_through_edu" has_line $DBG/rdmasim2/datapath \
+		"dma_device $edu iommu"
+	check "attr_rdmasim2_port_active" wait_for "rdmasim2's port" 30 \
+		port_active rdmasim2
+	capture /run/ni2 smpquery -C rdmasim2 -P 1 -D nodeinfo 0
+	check "attr_smpquery_through_the_iommu" has_line /run/ni2 \
+		"NodeType:*Channel Adapter*"
+	# hot unplug: rdmasim1 and rdmasim2 go with the function, rdmasim0 stays
+	check "attr_edu_removed" sh -c "echo 1 >$fn/remove"
+	check "attr_users_gone" sh -c "! ls /sys/class/infiniband | grep -q 'rdmasim[12]'"
+	check "attr_rdmasim0_stays" test -d /sys/class/infiniband/rdmasim0
+	check "attr_edu_rescanned" sh -c "echo 1 >/sys/bus/pci/rescan && test -d $fn"
+	check "attr_rescanned_edu_not_bound" test ! -e "$fn/driver"
+	# a number in use: nothing made, and the function it bound let go
+	check "attr_taken_number_refused" write_errno "$PLAT/new_device" \
+		"0 dma_pci=$edu" "File exists"
+	check "attr_refused_device_left_edu_unbound" test ! -e "$fn/driver"
+	# another driver's function
+	check "attr_modprobe_pci_stub" modprobe pci-stub
+	check "attr_edu_to_pci_stub" sh -c "echo pci-stub >$fn/driver_override &&
+		echo $edu >/sys/bus/pci/drivers/pci-stub/bind"
+	check "attr_busy_function_refused" write_errno "$PLAT/new_device" \
+		"3 dma_pci=$edu" "Device or resource busy"
+	check "attr_busy_nothing_made" test ! -e /sys/class/infiniband/rdmasim3
+	check "attr_edu_from_pci_stub" sh -c "echo $edu >/sys/bus/pci/drivers/pci-stub/unbind &&
+		echo >$fn/driver_override"
+	check "attr_rmmod_pci_stub" rmmod pci-stub
+	check "attr_new_device_again" sh -c "echo '1 dma_pci=$edu' >$PLAT/new_device"
+	check "attr_rdmasim1_maps_through_edu_again" has_line $DBG/rdmasim1/datapath \
+		"dma_device $edu iommu"
+	check "attr_rmmod_rdmasim" rmmod rdmasim
+	check "attr_edu_released" test ! -e "$fn/driver"
+}
+
 # Behind the emulated IOMMU (scripts/lib-stock.sh's
 # RSIM_STOCK_IOMMU_SERIES: q35, VT-d, intel_iommu=on, QEMU's edu
 # function): rdmasim again, with dma_pci naming the function, which the
@@ -304,6 +357,7 @@ case " $cmdline " in
 	check "del_device_1_dma_pci" sh -c "echo 1 >$PLAT/del_device"
 	check "rmmod_rdmasim_dma_pci" rmmod rdmasim
 	check "edu_released" test ! -e "/sys/bus/pci/devices/$edu/driver"
+	dma_attr "$edu"
 	;;
 esac
 check "rmmod_ib_core_and_users" modprobe -r ib_umad ib_uverbs ib_core

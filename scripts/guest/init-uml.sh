@@ -278,11 +278,11 @@ conformance() {
 	local mark="${1:-CONF}" def=hazards=rdmasim0,rdmasim1,rsim_veth2_rdmasim,rxe0
 	[ -d /sys/class/infiniband/rdmasim1 ] && def=$def,peer=rdmasim0
 	local args="${2:-${RSIM_CONF_ARGS:-$def}}"
+	local ko="${RSIM_CONF_KO:-$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko}"
 
 	say "RSIM-$mark-BEGIN"
 	# shellcheck disable=SC2046 # one word per parameter
-	check "insmod_rdma_conformance" \
-		insmod "$RSIM_MODDIR/kunit/conformance/rdma_conformance.ko" \
+	check "insmod_rdma_conformance" insmod "$ko" \
 		$(echo "$args" | sed 's/,\([a-z_]*=\)/ \1/g')
 	say "RSIM-$mark-END"
 	check "rmmod_rdma_conformance" rmmod rdma_conformance

@@ -34,8 +34,8 @@
 #   - the fabric reset: every CA back on the flat subnet, the built-in SM
 #     and SA serving again.
 # Uses check(), capture(), has_line(), lines(), wait_for(), sysfs_is(),
-# ll_of(), ll_addr_ready() and bcast_members() from guest/lib.sh, and
-# cm-pair.sh.
+# ll_of(), ll_addr_ready(), bcast_members() and write_errno() from
+# guest/lib.sh, and cm-pair.sh.
 
 F=/sys/kernel/debug/rdmasim/fabric
 DBG=/sys/kernel/debug/rdmasim
@@ -56,14 +56,9 @@ fab() {
 refused() {
 	! "$@"
 }
-# fab_errno file text errno: the write fails with <errno>'s message
-# (coreutils' echo says which; dash's builtin says "I/O error" for all)
+# fab_errno file text message: the write to fabric/<file> fails with it
 fab_errno() {
-	local out
-	out=$(/bin/echo "$2" 2>&1 >"$F/$1") && { echo "$1 '$2' accepted"; return 1; }
-	case $out in *"$3"*) return 0 ;; esac
-	echo "$1 '$2': $out (expected $3)"
-	return 1
+	write_errno "$F/$1" "$2" "$3"
 }
 # lid_of dev: the port's LID in $val (decimal)
 lid_of() {

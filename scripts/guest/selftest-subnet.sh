@@ -25,9 +25,10 @@
 #   - SRP: ib_srpt on rdmasim1 (LIO), ib_srp on rdmasim0, a disk written
 #     and read back (guest/selftest-srp.sh);
 #   - a LID in use refused to an SMP and to a new device; rdmasim1
-#     deleted; new_device's attributes (lid=, sa=) and their refusals.
-# Uses check(), capture(), has_line(), sysfs_is(), field() and kv() from
-# guest/lib.sh, ctl(), refused(), $IB, $DBG and $PLAT from
+#     deleted; new_device's attributes (lid=, sa=, dma_pci=) and their
+#     refusals, errno by errno.
+# Uses check(), capture(), has_line(), sysfs_is(), field(), kv() and
+# write_errno() from guest/lib.sh, ctl(), refused(), $IB, $DBG and $PLAT from
 # guest/selftest.sh, provider_pingpong() from guest/selftest-provider.sh.
 
 check "subnet_new_device_1" ctl new_device 1
@@ -124,9 +125,21 @@ check "subnet_rdmasim1_gone" refused test -d "$IB"/rdmasim1
 # own, no SA; an unknown attribute or a bad value makes nothing
 check "subnet_new_device_attrs" ctl new_device "4 lid=0x40 sa=0"
 check "subnet_attr_lid" sysfs_is "$IB"/rdmasim4/ports/1/lid "0x40"
-check "subnet_attr_unknown_refused" refused ctl new_device "5 colour=red"
-check "subnet_attr_lid_0_refused" refused ctl new_device "5 lid=0"
-check "subnet_attr_lid_mcast_refused" refused ctl new_device "5 lid=0xc000"
-check "subnet_attr_sa_bad_refused" refused ctl new_device "5 sa=maybe"
+EINVAL="Invalid argument"
+check "subnet_attr_unknown_refused" write_errno "$PLAT/new_device" "5 colour=red" "$EINVAL"
+check "subnet_attr_lid_0_refused" write_errno "$PLAT/new_device" "5 lid=0" "$EINVAL"
+check "subnet_attr_lid_mcast_refused" write_errno "$PLAT/new_device" "5 lid=0xc000" "$EINVAL"
+check "subnet_attr_sa_bad_refused" write_errno "$PLAT/new_device" "5 sa=maybe" "$EINVAL"
+# dma_pci: a malformed function, a function number past 7, the attribute
+# twice, and a function that is not there (the guest has no PCI function
+# at 0000:ff:1f.7; QEMU's stock boots bind a real one: init-qemu.sh)
+check "subnet_attr_dma_pci_malformed_refused" \
+	write_errno "$PLAT/new_device" "5 dma_pci=edu" "$EINVAL"
+check "subnet_attr_dma_pci_function_8_refused" \
+	write_errno "$PLAT/new_device" "5 dma_pci=0000:00:1f.8" "$EINVAL"
+check "subnet_attr_dma_pci_twice_refused" write_errno "$PLAT/new_device" \
+	"5 dma_pci=0000:ff:1f.7 dma_pci=0000:ff:1f.7" "$EINVAL"
+check "subnet_attr_dma_pci_absent_refused" \
+	write_errno "$PLAT/new_device" "5 dma_pci=0000:ff:1f.7" "No such device"
 check "subnet_attr_nothing_made" refused test -d "$IB"/rdmasim5
 check "subnet_del_device_4" ctl del_device 4

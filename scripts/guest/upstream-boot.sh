@@ -9,12 +9,15 @@
 #   - new_device makes rdmasim0 (lid= given) and the RDMA core has it;
 #   - rdmasim_kunit.ko, built in-tree from the series' tests/, runs every
 #     suite (the judge compares them with the module's, --kunit);
+#   - the conformance suites (RSIM_CONF_KO) on rdmasim0, rdmasim1 and
+#     rsim_veth2_rdmasim (RoCE mode), judged by conformance-table.py;
 #   - the series' kselftest (tools/testing/selftests/rdma/
 #     rdmasim_new_device.sh) beside the kernel's ktap_helpers.sh;
 #   - rdmasim0 deleted, the modules removed.
 # Uses check(), capture(), has_line(), sysfs_is(), say(), part() and
-# kselftest_rdmasim() from
-# guest/lib.sh, and RSIM_UPSTREAM_SRC (the series' tree) from the boot.
+# kselftest_rdmasim() from guest/lib.sh, roce_up(), subnet_up(),
+# subnet_down() and conformance() from guest/init-uml.sh, and
+# RSIM_UPSTREAM_SRC (the series' tree) and RSIM_CONF_KO from the boot.
 
 UMP="modprobe -d $RSIM_MODROOT -S $RSIM_KVER"
 UDRV=/sys/bus/platform/drivers/rdmasim
@@ -35,10 +38,23 @@ say "RSIM-KTAP-BEGIN"
 # shellcheck disable=SC2086
 check "upstream_modprobe_kunit" $UMP rdmasim_kunit
 say "RSIM-KTAP-END"
+# (its shared device, rdmasim1001, goes with it: conformance checks ours)
+check "upstream_rmmod_kunit" rmmod rdmasim_kunit
+# the conformance suites (rdma_conformance.ko, built against this
+# kernel: RSIM_CONF_KO) on rdmasim0, rdmasim1 reached from rdmasim0 over
+# the subnet, and a RoCE-mode device made with rdma link add on a veth
+part conformance
+# shellcheck disable=SC2086
+check "upstream_modprobe_rdma_cm" $UMP rdma_cm
+roce_up
+subnet_up
+conformance
+subnet_down
+check "upstream_rdma_link_del" rdma link del rsim_veth2_rdmasim
+check "upstream_veth_del" ip link del rsim_veth2
 part selftest
 # the series' tree (the kernel's build names the debug kernel's source)
 ukst=$RSIM_UPSTREAM_SRC/tools/testing/selftests
 kselftest_rdmasim upstream_kselftest "$ukst" "$ukst/rdma/rdmasim_new_device.sh"
-check "upstream_rmmod_kunit" rmmod rdmasim_kunit
 check "upstream_del_device" sh -c "echo 0 >$UDRV/del_device"
 check "upstream_rmmod_rdmasim" rmmod rdmasim

@@ -743,6 +743,8 @@ int rsim_dev_probe(struct platform_device *pdev,
 	rsim->id = pdev->id;
 	rsim->cfg = *cfg;
 	rsim->cfg.lid = lid;
+	/* main.c's node holds the function; the device keeps @dma_dev */
+	rsim->cfg.dma_pci = NULL;
 	if (!rsim->cfg.name[0])
 		snprintf(rsim->cfg.name, sizeof(rsim->cfg.name),
 			 RSIM_DEV_NAME_FMT, rsim->id);
@@ -759,7 +761,7 @@ int rsim_dev_probe(struct platform_device *pdev,
 	xa_init_flags(&rsim->xsrq_xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
 	rsim_mr_init(rsim);
 	rsim_fault_init(rsim);
-	err = rsim_dma_dev_select(rsim);
+	err = rsim_dma_dev_select(rsim, cfg->dma_pci);
 	if (err)
 		goto err_dealloc;
 	err = rsim_qp_init(rsim);

@@ -8,7 +8,8 @@
  * (64-bit mask and dma_parms) and a sysfs parent. Devices are created and
  * destroyed at run time, netdevsim-style, through two driver attributes:
  *
- *   echo "<id> [lid=N] [sa=0|1]" > /sys/bus/platform/drivers/rdmasim/new_device
+ *   echo "<id> [lid=N] [sa=0|1] [dma_pci=DDDD:BB:DD.F]" \
+ *	> /sys/bus/platform/drivers/rdmasim/new_device
  *   echo <id> > /sys/bus/platform/drivers/rdmasim/del_device
  *
  * A RoCE-mode device (roce.c) is a platform device "rdmasim.<n>.auto"
@@ -23,6 +24,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/pci.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -110,12 +112,19 @@ static struct rsim_node *rsim_node_find_locked(u32 id)
 	return NULL;
 }
 
+/* a node's memory and the reference it holds on its PCI function */
+static void rsim_node_free(struct rsim_node *node)
+{
+	pci_dev_put(node->cfg.dma_pci);
+	kfree(node);
+}
+
 static void rsim_node_destroy_locked(struct rsim_node *node)
 {
 	lockdep_assert_held(&rsim_nodes_lock);
 	list_del(&node->list);
 	platform_device_unregister(node->pdev);
-	kfree(node);
+	rsim_node_free(node);
 }
 
 /*
@@ -140,7 +149,7 @@ static struct rsim_dev *rsim_node_add_locked(struct rsim_node *node, int id)
 	node->probe_err = -ENODEV;
 	pdev = platform_device_register_full(&info);
 	if (IS_ERR(pdev)) {
-		kfree(node);
+		rsim_node_free(node);
 		return ERR_CAST(pdev);
 	}
 	node->pdev = pdev;
@@ -159,8 +168,8 @@ static struct rsim_dev *rsim_node_add_locked(struct rsim_node *node, int id)
 /**
  * rsim_dev_new() - create the device rdmasim<id>
  * @id: device number, unique among rdmasim devices
- * @cfg: limits and LID; copied (@cfg->ndev must be NULL: an InfiniBand
- *	device)
+ * @cfg: limits, LID, SA, PCI function; copied, the function held anew
+ *	(@cfg->ndev must be NULL: an InfiniBand device)
  *
  * Registers the platform device "rdmasim.<id>"; the driver's probe
  * registers the ib_device. Tests use @cfg for small limits. What does not
@@ -192,6 +201,7 @@ struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 	node->id = id;
 	node->cfg = *cfg;
 	node->cfg.lid = lid;
+	pci_dev_get(node->cfg.dma_pci);
 	if (!node->cfg.name[0])
 		snprintf(node->cfg.name, sizeof(node->cfg.name),
 			 RSIM_DEV_NAME_FMT, id);
@@ -212,7 +222,7 @@ struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 
 err_unlock:
 	mutex_unlock(&rsim_nodes_lock);
-	kfree(node);
+	rsim_node_free(node);
 	return ERR_PTR(err);
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_dev_new);
@@ -316,13 +326,15 @@ int rsim_dev_del(u32 id)
 EXPORT_SYMBOL_IF_KUNIT(rsim_dev_del);
 
 /*
- * new_device's line: "ID [lid=N] [sa=0|1]", as netdevsim's takes "ID
- * [PORT_COUNT]": the device number, then attributes of the device. lid:
- * its LID (else base_lid + ID); sa=0: its SA never answers, leaving the
- * class on its port to another SA.
+ * new_device's line: "ID [lid=N] [sa=0|1] [dma_pci=DDDD:BB:DD.F]", as
+ * netdevsim's takes "ID [PORT_COUNT]": the device number, then attributes
+ * of the device. lid: its LID (else base_lid + ID); sa=0: its SA never
+ * answers, leaving the class on its port to another SA; dma_pci: the PCI
+ * function it maps through (dma_pci.c), copied into @dma for the caller to
+ * resolve once the line is known good.
  */
 static int rsim_new_device_parse(char *line, unsigned int *id,
-				 struct rsim_dev_config *cfg)
+				 struct rsim_dev_config *cfg, char **dma)
 {
 	char *tok, *val;
 	unsigned int v;
@@ -347,6 +359,10 @@ static int rsim_new_device_parse(char *line, unsigned int *id,
 			if (kstrtobool(val, &b))
 				return -EINVAL;
 			cfg->no_sa = !b;
+		} else if (!strcmp(tok, "dma_pci")) {
+			if (*dma || !*val)
+				return -EINVAL;
+			*dma = val;
 		} else {
 			return -EINVAL;
 		}
@@ -359,24 +375,39 @@ static ssize_t new_device_store(struct device_driver *drv, const char *buf,
 {
 	struct rsim_dev_config cfg;
 	struct rsim_dev *rsim;
+	char *line, *dma = NULL;
 	unsigned int id;
-	char *line;
+	int bound = 0;
 	int err;
 
 	line = kstrndup(buf, count, GFP_KERNEL);
 	if (!line)
 		return -ENOMEM;
 	rsim_default_config(&cfg);
-	err = rsim_new_device_parse(line, &id, &cfg);
-	kfree(line);
+	err = rsim_new_device_parse(line, &id, &cfg, &dma);
 	if (err) {
-		pr_err("Format for adding a device is \"id [lid=N] [sa=0|1]\"\n");
-		return err;
+		pr_err("Format for adding a device is \"id [lid=N] [sa=0|1] [dma_pci=DDDD:BB:DD.F]\"\n");
+		goto out_free;
+	}
+	if (dma) {
+		rsim_dma_pci_lock();
+		bound = rsim_dma_pci_get(dma, &cfg.dma_pci);
+		if (bound < 0) {
+			err = bound;
+			goto out_unlock;
+		}
 	}
 	rsim = rsim_dev_new(id, &cfg);
-	if (IS_ERR(rsim))
-		return PTR_ERR(rsim);
-	return count;
+	err = PTR_ERR_OR_ZERO(rsim);
+	if (dma)
+		/* the node holds its own reference; unbound if just bound */
+		rsim_dma_pci_put_new(cfg.dma_pci, err ? bound : 0);
+out_unlock:
+	if (dma)
+		rsim_dma_pci_unlock();
+out_free:
+	kfree(line);
+	return err ? err : count;
 }
 static DRIVER_ATTR_WO(new_device);
 
@@ -435,22 +466,23 @@ static void rsim_del_all(void)
 }
 
 /**
- * rsim_del_dma_users() - delete every device: the PCI function they map
- *	through is going (dma_pci.c)
+ * rsim_del_dma_users() - delete every device that maps through @dev: the
+ *	PCI function is going (dma_pci.c)
+ * @dev: the function's device
  *
- * Devices created later fail to probe (-ENODEV) while dma_pci names a
- * function that is not bound.
+ * Devices created later with that function fail to probe (-ENODEV).
  *
  * Context: Process context; may sleep.
  */
-void rsim_del_dma_users(void)
+void rsim_del_dma_users(struct device *dev)
 {
 	struct rsim_node *node, *tmp;
 
 	mutex_lock(&rsim_nodes_lock);
 	list_for_each_entry_safe_reverse(node, tmp, &rsim_nodes, list)
-		rsim_node_destroy_locked(node);
-	rsim_dma_pci_forget();
+		if (node->rsim && node->rsim->dma_dev == dev)
+			rsim_node_destroy_locked(node);
+	rsim_dma_pci_forget(dev);
 	mutex_unlock(&rsim_nodes_lock);
 }
 

@@ -2,17 +2,17 @@
 /*
  * rdmasim: the module parameters of the out-of-tree build, kept for the
  * scripts and users that set them. The upstream form has none (make
- * upstream leaves this file out): devices, their LIDs and their SA come
- * from the sysfs new_device interface ("ID [lid=N] [sa=0|1]", main.c),
- * the built-in SM and SA from debugfs (rdmasim/fabric/sm), and no device
- * is made at load.
+ * upstream leaves this file out): devices, their LIDs, their SA and the
+ * PCI function they map through come from the sysfs new_device interface
+ * ("ID [lid=N] [sa=0|1] [dma_pci=DDDD:BB:DD.F]", main.c), the built-in SM
+ * and SA from debugfs (rdmasim/fabric/sm), and no device is made at load.
  *
  *   num_devices	devices made at load (default 1: rdmasim0)
  *   base_lid		rdmasim<N>'s LID is base_lid + N unless new_device
  *			names one (default RSIM_DEFAULT_BASE_LID)
  *   sa=0		no device's SA answers (as new_device's sa=0 for each)
- *   dma_pci		the PCI function every device maps through
- *			(dma_pci.c)
+ *   dma_pci		the PCI function every device made without
+ *			new_device's dma_pci maps through (dma_pci.c)
  */
 
 #include <linux/moduleparam.h>
@@ -37,7 +37,7 @@ MODULE_PARM_DESC(sa, "answer as the subnet administrator (default 1; 0 leaves th
 static char *dma_pci;
 module_param(dma_pci, charp, 0444);
 MODULE_PARM_DESC(dma_pci,
-		 "PCI function (domain:bus:device.function) the devices map through, bound by the driver rdmasim_dma (QEMU's edu or pci-testdev; others by its new_id); default: none, each device maps through its platform device");
+		 "PCI function (domain:bus:device.function) the devices made without new_device's dma_pci map through, bound by the driver rdmasim_dma (QEMU's edu or pci-testdev; others by its new_id); default: none, each device maps through its platform device");
 
 /**
  * rsim_param_num_devices() - how many devices the module makes at load

@@ -27,6 +27,7 @@
 
 #include "fabric.h"
 
+struct pci_dev;
 struct rsim_cq;
 struct rsim_qp;
 
@@ -137,6 +138,10 @@ struct rsim_limits {
  *	(InfiniBand only)
  * @no_sa: the device's SA never answers (new_device's sa=0): the class
  *	on its port is left to another SA
+ * @dma_pci: the PCI function it maps through (new_device's dma_pci=,
+ *	dma_pci.c), held by main.c's node while the device exists; NULL:
+ *	its platform device (or the out-of-tree parameter's function). Read
+ *	at probe only.
  * @ndev: RoCE mode: the netdev the port is bound to (held by the device
  *	while it exists); NULL: an InfiniBand port (roce.c)
  * @name: the ib_device's name; empty: rdmasim<id>
@@ -145,6 +150,7 @@ struct rsim_dev_config {
 	struct rsim_limits limits;
 	u16 lid;
 	bool no_sa;
+	struct pci_dev *dma_pci;
 	struct net_device *ndev;
 	char name[IB_DEVICE_NAME_MAX];
 };
@@ -453,7 +459,7 @@ struct rsim_roce_seg {
  * @ibdev: the RDMA core's device; must be first (ib_alloc_device)
  * @pdev: platform device: sysfs parent, and DMA device unless a PCI
  *	function is lent (dma_pci.c)
- * @dma_dev: the DMA device: @pdev's, or the function dma_pci names
+ * @dma_dev: the DMA device: @pdev's, or a PCI function (dma_pci.c)
  * @dma_domain: @dma_dev's IOMMU domain when it translates for the DMA
  *	API (I/O virtual addresses), else NULL (dma-direct)
  * @iova_translations: DMA addresses the data path translated through
@@ -1383,13 +1389,17 @@ static inline struct rsim_mr *to_rsim_mr(struct ib_mr *ibmr)
 /* dma_pci.c */
 int rsim_dma_pci_init(void);
 void rsim_dma_pci_exit(void);
-void rsim_dma_pci_forget(void);
-int rsim_dma_dev_select(struct rsim_dev *rsim);
+void rsim_dma_pci_lock(void);
+void rsim_dma_pci_unlock(void);
+int rsim_dma_pci_get(const char *name, struct pci_dev **pdevp);
+void rsim_dma_pci_put_new(struct pci_dev *pdev, int bound);
+void rsim_dma_pci_forget(struct device *dev);
+int rsim_dma_dev_select(struct rsim_dev *rsim, struct pci_dev *pdev);
 const char *rsim_dma_domain_name(struct device *dev);
 phys_addr_t rsim_dma_to_phys(struct rsim_dev *rsim, u64 dma);
 
 /* main.c (and testing.h) */
-void rsim_del_dma_users(void);
+void rsim_del_dma_users(struct device *dev);
 /*
  * modparams.c: the out-of-tree build's module parameters; the upstream
  * form has none (RSIM_MODPARAMS unset: the defaults)
