@@ -5,10 +5,11 @@
   upstream.py --ksrc DIR --out DIR [--rdma-core DIR]
 
 Writes DIR/kernel/NNNN-*.patch, a series for the kernel source in --ksrc
-(Debian's 7.3): the RDMA_DRIVER_RDMASIM id, the uAPI header
-(include/uapi/rdma/rdmasim-abi.h) with the MAINTAINERS entry, the driver
-in drivers/infiniband/sw/rdmasim/ with its Kconfig and Makefile hooks,
-and its documentation. The out-of-tree tree stays the source of truth;
+(Debian's 7.3), with its cover letter (0000): the RDMA_DRIVER_RDMASIM id,
+the uAPI header (include/uapi/rdma/rdmasim-abi.h) with the MAINTAINERS
+entry, the driver in drivers/infiniband/sw/rdmasim/ a concern per patch
+(DRIVER_PARTS) and then its Kconfig and Makefile hooks, the KUnit suites
+a group per patch (KUNIT_PARTS), a kselftest and the documentation. The out-of-tree tree stays the source of truth;
 the series is made from it each time:
 
 - compat.h's shims are stripped: the kernel's feature probes (Kbuild's
@@ -25,8 +26,10 @@ kernel's own versions of the files the series touches; git format-patch
 writes the series. With --rdma-core, DIR/rdma-core/ gets rdma-core's
 series too: the kernel headers (the driver id, rdmasim-abi.h), then
 providers/rdmasim/ (tools/provider/rdmasim.c) with its CMake hooks and
-MAINTAINERS entry. scripts/upstream-check.sh applies both, runs
-checkpatch --strict on the kernel's and builds both.
+MAINTAINERS entry, then the pyverbs tests (tests/test_rdmasim.py, from
+tools/provider/tests/). scripts/upstream-check.sh applies both, runs
+checkpatch --strict on the kernel's, builds both and runs the tests in
+the patched kernel's boot.
 """
 
 import argparse
@@ -261,11 +264,22 @@ class Series:
         sh(["git", "commit", "-q", "-s", "-m", subject + "\n\n" + body],
            cwd=self.repo)
 
-    def format(self, out):
+    def format(self, out, cover):
+        """the series into out, with a cover letter: cover is (subject,
+        text), written where git format-patch leaves its placeholders"""
         shutil.rmtree(out, ignore_errors=True)
         os.makedirs(out)
-        sh(["git", "format-patch", "-q", "--no-signature", "-o", out,
-            self.base + "..HEAD"], cwd=self.repo)
+        sh(["git", "format-patch", "-q", "--no-signature", "--cover-letter",
+            "-o", out, self.base + "..HEAD"], cwd=self.repo)
+        letter = os.path.join(out, "0000-cover-letter.patch")
+        with open(letter) as f:
+            text = f.read()
+        if "*** SUBJECT HERE ***" not in text or "*** BLURB HERE ***" not in text:
+            raise SystemExit("git format-patch wrote no cover letter template")
+        text = text.replace("*** SUBJECT HERE ***", cover[0])
+        text = text.replace("*** BLURB HERE ***", cover[1].rstrip("\n"))
+        with open(letter, "w") as f:
+            f.write(text)
         return sorted(os.listdir(out))
 
 
@@ -303,6 +317,168 @@ config RDMA_SIM_KUNIT_TEST
 
 	  If unsure, say N.
 """
+
+# The driver's patches: one concern each, in an order a reviewer reads
+# them (definitions, the device, memory, queues, the data path, the
+# management agents, RoCE, the fabric); the build is wired by the patch
+# after them (DRIVER_WIRED). Every driver file is in exactly one.
+DRIVER_PARTS = (
+    ("RDMA/rdmasim: Add the driver's definitions",
+     "rdmasim registers software RDMA devices whose allocation paths follow\n"
+     "the RDMA core's documented contracts exactly, so that the core, ULPs\n"
+     "and tools can be tested against them, error paths included: every\n"
+     "object is counted against an advertised limit, a failure can be\n"
+     "injected at every allocation point, ib_alloc_mr() and ib_map_mr_sg()\n"
+     "keep their exact bounds, and a loopback data path checks every key,\n"
+     "range, right and PD.\n\n"
+     "This series adds it a concern per patch; the driver is built from\n"
+     "the patch that adds its Kconfig and Makefile, after all of them.\n"
+     "This one adds the private header: the device, its limits and\n"
+     "objects, the locks and what each protects, the fabric's types, and\n"
+     "the entry points KUnit tests use.",
+     ["rdmasim.h", "fabric.h", "testing.h"]),
+    ("RDMA/rdmasim: Add the device and its lifecycle",
+     "Each device is a platform device bound to the platform driver\n"
+     "\"rdmasim\", whose probe registers the ib_device. Devices are made and\n"
+     "removed at run time, as netdevsim's are, through the driver's\n"
+     "new_device and del_device files (\"ID [lid=N] [sa=0|1]\n"
+     "[dma_pci=DDDD:BB:DD.F]\"); there are no module parameters and no\n"
+     "device at load. The platform device is a real DMA device (64-bit mask,\n"
+     "dma_parms), so the ULPs' and the core's mappings go through the DMA\n"
+     "API and CONFIG_DMA_API_DEBUG audits them; dma_pci= lends a PCI\n"
+     "function instead (QEMU's edu or pci-testdev), whose IOMMU domain the\n"
+     "data path then translates through.\n\n"
+     "Also here: the port and the device's attributes, debugfs (resources,\n"
+     "limits, data path counters, the port's cable), fault injection (a\n"
+     "fail_nth countdown per site, and fault_attr with\n"
+     "CONFIG_FAULT_INJECTION), and where completion handlers and\n"
+     "asynchronous events run: a verb runs only its own QP's and CQs'\n"
+     "handlers; others run from the device's dispatcher.",
+     ["main.c", "dev.c", "debugfs.c", "fault.c", "event.c", "dma_pci.c"]),
+    ("RDMA/rdmasim: Add PDs, MRs, memory windows, DM and DMA handles",
+     "User contexts, PDs and AHs; MRs (DMA, user, dma-buf, device memory,\n"
+     "fast registration with IB_MR_TYPE_MEM_REG and IB_MR_TYPE_SG_GAPS),\n"
+     "with ib_map_mr_sg()'s bound kept\n"
+     "exactly: at most max_num_sg entries, the largest prefix that fits\n"
+     "mapped and reported, page sizes validated, an entry whose end would\n"
+     "wrap the address space ending the list, and a call that maps nothing\n"
+     "leaving the MR as it was. Memory windows of type 1 and 2B, device\n"
+     "memory, and DMA handles (TPH hints) with mlx5's rules.",
+     ["pd.c", "mr.c", "mw.c", "dm.c", "dmah.c"]),
+    ("RDMA/rdmasim: Add CQs, QPs and SRQs",
+     "Completion queues; queue pairs of every type the core has (RC, UC,\n"
+     "UD, XRC INI and TGT, QP0 and QP1) with the IBA state machine, posting\n"
+     "and flushing; shared receive queues, basic and XRC, and XRC domains.\n"
+     "Every capability is checked against the advertised limit to the\n"
+     "unit; WRs may be posted from any context.",
+     ["cq.c", "qp.c", "srq.c"]),
+    ("RDMA/rdmasim: Add mapped queues and on-demand paging",
+     "A user context may ask (rdmasim-abi.h) for rings it maps: CQ rings\n"
+     "the kernel writes and the process polls, receive rings the process\n"
+     "posts into, send rings with a doorbell only when the kernel is not\n"
+     "already executing the queue. Everything the process writes there is\n"
+     "copied before it is checked, as a command's data is; nonsense fails\n"
+     "the queue, never touches another process's objects. The rings are\n"
+     "rdma_user_mmap entries of the context. On-demand paging MRs use the\n"
+     "core's ib_umem_odp, faulting pages with hmm_range_fault() when the\n"
+     "data path needs them.",
+     ["umap.c", "usq.c", "urq.c", "odp.c"]),
+    ("RDMA/rdmasim: Add the loopback data path",
+     "RC and UC QPs connected to a QP of the same subnet, and datagram QPs,\n"
+     "execute their send WRs against registered memory: every access is\n"
+     "checked (key and variant, MR state, PD, access rights, bounds) and\n"
+     "every byte is copied page by page, as a DMA engine would. A small WR\n"
+     "completes before post_send returns; past a budget, in hard-IRQ\n"
+     "context or from a completion handler, the queue goes to a worker.\n"
+     "RNR waits, atomics, fencing, invalidation and fast registration\n"
+     "work requests follow the IBA.",
+     ["dp.c"]),
+    ("RDMA/rdmasim: Add the PUDA buffer pool",
+     "An irdma-style pool of DMA-mapped buffers, exported for other drivers:\n"
+     "buffers are allocated and mapped once, when the pool grows, and moved\n"
+     "between lists by get and put, through per-CPU caches. rdmasim's MAD\n"
+     "receive buffers come from it.",
+     ["puda.h", "puda.c"]),
+    ("RDMA/rdmasim: Add the SMA, the PMA and the subnet",
+     "An InfiniBand port answers the MADs of its subnet management agent\n"
+     "and performance management agent in process_mad, with a MAD status\n"
+     "for what it cannot serve, never silence. Every InfiniBand-mode device\n"
+     "is a port of one subnet: each has a LID of its own, packets are\n"
+     "routed by destination LID, and the built-in subnet managers elect a\n"
+     "master as IBA 14.4.1 does.",
+     ["mad.c", "subnet.c"]),
+    ("RDMA/rdmasim: Add the subnet administrator and multicast",
+     "The master's port answers the SA class on QP1 (NodeRecord,\n"
+     "PortInfoRecord, PathRecord and MCMemberRecord, with RMPP\n"
+     "for tables), so that the core's SA client, IPoIB and rdma_cm work\n"
+     "without an external SM. The SA keeps the subnet's multicast groups;\n"
+     "UD QPs attach to them and a datagram to a multicast LID reaches every\n"
+     "attached QP. Each shared resource is bounded, per requester where a\n"
+     "requester could exhaust it.",
+     ["sa.c", "sa_agent.c", "mcast.c", "mcast_dp.c"]),
+    ("RDMA/rdmasim: Add RoCE mode",
+     "A device bound to a netdev the way rxe and siw attach (\"rdma link add\n"
+     "NAME type rdmasim netdev DEV\"): RoCE v2, the core's GID table, the\n"
+     "port following the netdev's carrier, packets routed by destination\n"
+     "GID to the device the sender reaches as the network would, across\n"
+     "network namespaces only where a link joins them.",
+     ["roce.c"]),
+    ("RDMA/rdmasim: Add switches and links",
+     "A simulated InfiniBand fabric: switches with their SMA and PMA, and\n"
+     "links between any two ports, made and cut at run time through\n"
+     "debugfs. With the built-in SM switched off, opensm sweeps it over\n"
+     "umad and issm; LID-routed packets follow the switches' forwarding\n"
+     "tables, directed-route SMPs go hop by hop, and a link that goes or\n"
+     "comes raises trap 128.",
+     ["fabric.c", "switch.c"]),
+)
+
+DRIVER_WIRED = (
+    "The build: CONFIG_RDMA_SIM, the driver's Makefile and its place in\n"
+    "drivers/infiniband/. Everything the previous patches added is built\n"
+    "from here on.")
+
+# The KUnit suites' patches: the first adds the module, each later one
+# its suites and their objects (every commit builds them). Every file of
+# kunit/ (and kunit-mm.h) is in exactly one; suites that use dp_helpers
+# come after the patch that adds it.
+KUNIT_PARTS = (
+    ("RDMA/rdmasim: Add KUnit suites for the device, PDs and MRs",
+     "rdmasim_kunit.ko: loading the module runs the suites. Their helpers\n"
+     "make devices of their own (with small limits where a test needs\n"
+     "them) and a shared one. The first suites: the device and its\n"
+     "limits, PDs, MRs, ib_map_mr_sg()'s rules, fault injection.",
+     ["kunit_main.c", "helpers.c", "helpers.h", "kunit-mm.h",
+      "dev_kunit.c", "pd_kunit.c", "mr_kunit.c", "map_kunit.c",
+      "fault_kunit.c"]),
+    ("RDMA/rdmasim: Add KUnit suites for the data path",
+     "Helpers that connect QPs and move data between registered buffers,\n"
+     "and the data path's suite: every check of a remote access, each\n"
+     "failure's completion status, the bytes that arrive.",
+     ["dp_helpers.c", "dp_helpers.h", "dp_kunit.c"]),
+    ("RDMA/rdmasim: Add KUnit suites for the queues",
+     "CQs, QPs, SRQs, mapped send queues, memory windows and UD.",
+     ["cq_kunit.c", "qp_kunit.c", "srq_kunit.c", "usq_kunit.c",
+      "mw_kunit.c", "ud_kunit.c"]),
+    ("RDMA/rdmasim: Add KUnit suites for the engine",
+     "Who executes a send queue and when: budgets, workers, contexts;\n"
+     "atomics, DMA handles with and without traffic, and a stress suite\n"
+     "of many QPs at once.",
+     ["engine_kunit.c", "atomic_kunit.c", "dmah_kunit.c",
+      "dmah_dp_kunit.c", "stress_kunit.c"]),
+    ("RDMA/rdmasim: Add KUnit suites for the PUDA pool and the agents",
+     "The PUDA pool, the SMA and PMA, and where completion handlers run.",
+     ["puda_kunit.c", "mad_kunit.c", "placement_kunit.c"]),
+    ("RDMA/rdmasim: Add KUnit suites for malformed MADs, the subnet and RoCE",
+     "Every MAD the agents refuse and the status they answer it with; the\n"
+     "subnet's election and routing; RoCE mode.",
+     ["madcheck_kunit.c", "subnet_kunit.c", "roce_kunit.c"]),
+    ("RDMA/rdmasim: Add KUnit suites for the SA, multicast and the fabric",
+     "The subnet administrator's records, multicast groups and their data\n"
+     "path, and the fabric: control errnos, the switch SMA and PMA, LID and\n"
+     "directed routing, multicast forwarding, traps.",
+     ["sa_kunit.c", "mcast_kunit.c", "fabric_kunit.c"]),
+)
 
 MAINTAINERS_ENTRY = """SIMULATED RDMA DEVICE (rdmasim)
 M:	rdmasim developers <rdmasim@example.org>
@@ -364,21 +540,33 @@ def build(ksrc, out):
              "their doorbells, the responses that name them. Dual-licensed,\n"
              "as rdma-core's copy of it must be.")
 
-    # 3: the driver, its Kconfig and Makefile
+    # 3: the driver, one concern per patch (DRIVER_PARTS), built once the
+    # last of them adds its Kconfig and Makefile: every commit builds
+    srcs = {}
     skip = {"modparams.c", "Kbuild"}
     for name in sorted(os.listdir(os.path.join(TOP, DRV))):
-        if name in skip or not name.endswith((".c", ".h")):
-            continue
-        with open(os.path.join(TOP, DRV, name)) as f:
-            text = driver_text(name, f.read(), defs, ms)
-        if name == "rdmasim.h":
-            text = text.replace('#include "puda.h"\n', '#include "puda.h"\n\n'
-                                + helpers_body(helpers) + "\n", 1)
-        s.write(f"{DRV}/{name}", text)
-    for name, src in (("puda.h", "include/rdmasim/puda.h"),
-                      ("testing.h", "include/rdmasim/testing.h")):
-        with open(os.path.join(TOP, src)) as f:
-            s.write(f"{DRV}/{name}", driver_text(name, f.read(), defs, ms))
+        if name not in skip and name.endswith((".c", ".h")):
+            srcs[name] = os.path.join(DRV, name)
+    for name in ("puda.h", "testing.h"):
+        srcs[name] = os.path.join("include/rdmasim", name)
+    parted = [f for _, _, files in DRIVER_PARTS for f in files]
+    if sorted(parted) != sorted(srcs) or len(set(parted)) != len(parted):
+        raise SystemExit("DRIVER_PARTS must name each driver file once: "
+                         f"missing {sorted(set(srcs) - set(parted))}, "
+                         f"unknown {sorted(set(parted) - set(srcs))}")
+    for i, (subject, body, files) in enumerate(DRIVER_PARTS):
+        for name in files:
+            with open(os.path.join(TOP, srcs[name])) as f:
+                text = driver_text(name, f.read(), defs, ms)
+            if name == "rdmasim.h":
+                text = text.replace('#include "puda.h"\n',
+                                    '#include "puda.h"\n\n' +
+                                    helpers_body(helpers) + "\n", 1)
+            s.write(f"{DRV}/{name}", text)
+        if i == 0:
+            maintain(s, f"{DRV}/*")
+        s.commit(subject, body)
+
     objs = [o for o in kbuild_objects() if o != "modparams.o"]
     mk = ("# SPDX-License-Identifier: GPL-2.0-only\n"
           "obj-$(CONFIG_RDMA_SIM) += rdmasim.o\n\n"
@@ -398,56 +586,50 @@ def build(ksrc, out):
                         "obj-$(CONFIG_RDMA_SIW)\t\t\t+= siw/\n"
                         "obj-$(CONFIG_RDMA_SIM)\t\t\t+= rdmasim/\n")
     s.write("drivers/infiniband/sw/Makefile", swmk)
-    maintain(s, f"{DRV}/*")
-    s.commit("RDMA/rdmasim: Add a simulated RDMA device",
-             "rdmasim registers software RDMA devices whose allocation paths\n"
-             "follow the RDMA core's documented contracts exactly, so that the\n"
-             "core, ULPs and tools can be tested against them, error paths\n"
-             "included: every object is counted against an advertised limit,\n"
-             "a failure can be injected at every allocation point (debugfs),\n"
-             "ib_alloc_mr() and ib_map_mr_sg() keep their exact bounds, and a\n"
-             "loopback data path checks every key, range, right and PD.\n\n"
-             "Devices are made at run time, as netdevsim's are, through the\n"
-             "platform driver's new_device file (\"ID [lid=N] [sa=0|1]\n"
-             "[dma_pci=DDDD:BB:DD.F]\": a LID, a silent SA, a PCI function to\n"
-             "map through, behind an IOMMU where there is one), or bound to a\n"
-             "netdev with \"rdma link add NAME type rdmasim netdev DEV\" (RoCE\n"
-             "v2, as rxe and siw attach). An InfiniBand port has an SMA, a PMA\n"
-             "and a built-in SM and SA, or a fabric of simulated switches that\n"
-             "opensm sweeps. There are no module parameters.")
+    s.commit("RDMA/rdmasim: Add Kconfig and Makefile", DRIVER_WIRED)
 
-    # 4: the KUnit suites, where the kernel keeps a driver's
+    # 4: the KUnit suites, where the kernel keeps a driver's, a group per
+    # patch; the first adds the module, each later one its objects to it,
+    # so that every commit builds them
     kunit = os.path.join(TOP, "kunit")
-    for name in sorted(os.listdir(kunit)):
-        if not name.endswith((".c", ".h")):
-            continue
-        with open(os.path.join(kunit, name)) as f:
-            s.write(f"{DRV}/tests/{name}",
-                    driver_text(name, f.read(), defs, ms))
-    with open(os.path.join(TOP, "include/rdmasim/kunit-mm.h")) as f:
-        s.write(f"{DRV}/tests/kunit-mm.h",
-                driver_text("kunit-mm.h", f.read(), defs, ms))
     with open(os.path.join(kunit, "Kbuild")) as f:
         kb = f.read()
-    objs = re.search(r"rdmasim_kunit-y := (.*?)\n\n", kb, re.S).group(1)
-    objs = objs.replace("\\\n", " ").split()
-    s.write(f"{DRV}/tests/Makefile",
-            "# SPDX-License-Identifier: GPL-2.0-only\n"
-            "obj-$(CONFIG_RDMA_SIM_KUNIT_TEST) += rdmasim_kunit.o\n\n"
-            "rdmasim_kunit-y := " + " \\\n\t".join(
-                " ".join(objs[i:i + 5]) for i in range(0, len(objs), 5)) +
-            "\n\nccflags-y += -I$(src)/..\n")
-    kc = s.read(f"{DRV}/Kconfig")
-    s.write(f"{DRV}/Kconfig", kc + KCONFIG_KUNIT)
-    mk = s.read(f"{DRV}/Makefile")
-    s.write(f"{DRV}/Makefile", mk + "\nobj-$(CONFIG_RDMA_SIM_KUNIT_TEST) += tests/\n")
-    maintain(s, f"{DRV}/tests/")
-    s.commit("RDMA/rdmasim: Add KUnit suites",
-             "rdmasim_kunit.ko: the driver's suites, one per component (the\n"
-             "device, PDs, MRs and ib_map_mr_sg()'s rules, CQs, QPs, fault\n"
-             "injection, the PUDA pool, the loopback data path, the SMA and\n"
-             "PMA, the subnet, the SA, multicast, memory windows, the mapped\n"
-             "queues, the fabric). Loading the module runs them.")
+    kobjs = re.search(r"rdmasim_kunit-y := (.*?)\n\n", kb, re.S).group(1)
+    kobjs = kobjs.replace("\\\n", " ").split()
+    ksrcs = sorted(n for n in os.listdir(kunit) if n.endswith((".c", ".h")))
+    ksrcs.append("kunit-mm.h")
+    parted = [f for _, _, files in KUNIT_PARTS for f in files]
+    if sorted(parted) != sorted(ksrcs) or len(set(parted)) != len(parted):
+        raise SystemExit("KUNIT_PARTS must name each KUnit file once: "
+                         f"missing {sorted(set(ksrcs) - set(parted))}, "
+                         f"unknown {sorted(set(parted) - set(ksrcs))}")
+    built = []
+    for i, (subject, body, files) in enumerate(KUNIT_PARTS):
+        for name in files:
+            src = os.path.join(kunit, name) if name != "kunit-mm.h" else \
+                os.path.join(TOP, "include/rdmasim/kunit-mm.h")
+            with open(src) as f:
+                s.write(f"{DRV}/tests/{name}",
+                        driver_text(name, f.read(), defs, ms))
+        # the module's objects in Kbuild's order, as far as they have come
+        built += [n[:-2] + ".o" for n in files if n.endswith(".c")]
+        order = [o for o in kobjs if o in built]
+        s.write(f"{DRV}/tests/Makefile",
+                "# SPDX-License-Identifier: GPL-2.0-only\n"
+                "obj-$(CONFIG_RDMA_SIM_KUNIT_TEST) += rdmasim_kunit.o\n\n"
+                "ccflags-y += -I$(src)/..\n\n"
+                "rdmasim_kunit-y := \\\n" +
+                " \\\n".join("\t" + o for o in order) + "\n")
+        if i == 0:
+            kc = s.read(f"{DRV}/Kconfig")
+            s.write(f"{DRV}/Kconfig", kc + KCONFIG_KUNIT)
+            mk = s.read(f"{DRV}/Makefile")
+            s.write(f"{DRV}/Makefile",
+                    mk + "\nobj-$(CONFIG_RDMA_SIM_KUNIT_TEST) += tests/\n")
+            maintain(s, f"{DRV}/tests/")
+        s.commit(subject, body)
+    if sorted(built) != sorted(kobjs):
+        raise SystemExit("the KUnit module's objects and Kbuild's differ")
 
     # 5: the kselftest, in the kernel's tools/testing/selftests/rdma/
     kst = "tools/testing/selftests/rdma"
@@ -488,7 +670,7 @@ def build(ksrc, out):
     maintain(s, "Documentation/infiniband/rdmasim.rst")
     s.commit("Documentation: infiniband: Document rdmasim",
              "What the simulated RDMA device does and how to make one.")
-    return s.format(os.path.join(out, "kernel"))
+    return s.format(os.path.join(out, "kernel"), kernel_cover())
 
 
 RDMA_CORE_MAINTAINERS = """RDMASIM USERSPACE PROVIDER (for rdmasim.ko)
@@ -531,6 +713,24 @@ static const struct verbs_match_ent rsim_match_table[] = {
 """
 
 
+PACKAGING = (
+    ("README.md", " - siw.ko\n", " - rdmasim.ko\n"),
+    ("debian/control",
+     "  - rxe: A software implementation of the RoCE protocol\n",
+     "  - rdmasim: A simulated RDMA device, for testing the RDMA stack\n"),
+    ("debian/copyright", "Files: providers/rxe/*\n",
+     "Files: providers/rdmasim/*\n"
+     "Copyright: 2025-2026, rdmasim developers.\n"
+     "License: BSD-2-clause or GPL-2\n\n"),
+    ("redhat/rdma-core.spec",
+     "- librxe: A software implementation of the RoCE protocol\n",
+     "- librdmasim: A simulated RDMA device, for testing the RDMA stack\n"),
+    ("suse/rdma-core.spec",
+     "- librxe: A software implementation of the RoCE protocol\n",
+     "- librdmasim: A simulated RDMA device, for testing the RDMA stack\n"),
+)
+
+
 def with_driver_id(text):
     """enum rdma_driver_id with RDMA_DRIVER_RDMASIM (the kernel's uAPI
     header, and rdma-core's copy of it)"""
@@ -550,7 +750,9 @@ def build_rdma_core(rsrc, out):
     """the rdma-core series: the kernel headers, then the provider"""
     touched = ["kernel-headers/rdma/ib_user_ioctl_verbs.h",
                "kernel-headers/CMakeLists.txt", "CMakeLists.txt",
-               "MAINTAINERS"]
+               "MAINTAINERS", "tests/CMakeLists.txt", "README.md",
+               "debian/control", "debian/copyright", "redhat/rdma-core.spec",
+               "suse/rdma-core.spec"]
     s = Series(rsrc, os.path.join(out, "scratch-rdma-core"), touched)
     s.write(touched[0], with_driver_id(s.read(touched[0])))
     s.write("kernel-headers/rdma/rdmasim-abi.h",
@@ -586,6 +788,14 @@ def build_rdma_core(rsrc, out):
                       RDMA_CORE_MAINTAINERS + "RXE SOFT ROCEE USERSPACE PROVIDER",
                       1)
     s.write("MAINTAINERS", mnt)
+    # the distributions' packaging: the provider's library is packaged by
+    # their wildcards already; its line in each list of providers, and
+    # its licence in Debian's copyright
+    for rel, old, new in PACKAGING:
+        text = s.read(rel)
+        if old not in text:
+            raise SystemExit(f"rdma-core: no '{old.strip()}' in {rel}")
+        s.write(rel, text.replace(old, new + old, 1))
     s.commit("providers/rdmasim: Add a provider for rdmasim",
              "rdmasim (drivers/infiniband/sw/rdmasim) is a simulated RDMA\n"
              "device for testing the RDMA stack. Its provider maps the CQ,\n"
@@ -594,8 +804,109 @@ def build_rdma_core(rsrc, out):
              "command layer for everything else: contexts, PDs, MRs and DMA\n"
              "handles, AHs, CQs, QPs (RC, UC, UD, XRC), SRQs, memory windows,\n"
              "ODP. It matches the device by driver id, and by name or parent\n"
-             "on kernels whose rdmasim reports none.")
-    return s.format(os.path.join(out, "rdma-core"))
+             "on kernels whose rdmasim reports none. The distributions' lists\n"
+             "of providers name it; their wildcards package it.")
+
+    # 3: pyverbs tests of what is rdmasim's own
+    with open(os.path.join(TOP, "tools/provider/tests/test_rdmasim.py")) as f:
+        s.write("tests/test_rdmasim.py", f.read())
+    tl = s.read(touched[4])
+    tl = tl.replace("  test_rdmacm.py\n", "  test_rdmacm.py\n  test_rdmasim.py\n", 1)
+    s.write(touched[4], tl)
+    mnt = s.read("MAINTAINERS")
+    mnt = mnt.replace("F:\tproviders/rdmasim/\n",
+                      "F:\tproviders/rdmasim/\nF:\ttests/test_rdmasim.py\n", 1)
+    s.write("MAINTAINERS", mnt)
+    s.commit("tests: Add rdmasim tests",
+             "What is rdmasim's own, on an rdmasim device (the others skip):\n"
+             "the limits a default device advertises, each enforced to the unit\n"
+             "(a CQ of max_cqe entries and QP capabilities at their limits are\n"
+             "granted, one more is EINVAL), and the provider's mapped CQ,\n"
+             "receive and send rings wrapping many times on queues of four\n"
+             "entries, with the rings, through the kernel's post and poll\n"
+             "commands (RSIM_NO_MAP=1) and with a doorbell on every post\n"
+             "(RSIM_RING_ALWAYS=1); inline data up to max_inline_data arrives\n"
+             "whole, one byte more is EINVAL at the post.")
+    return s.format(os.path.join(out, "rdma-core"), RDMA_CORE_COVER)
+
+
+def kernel_cover():
+    """the kernel series' cover letter: what rdmasim is, for whom, what it
+    offers that rxe and siw do not, how it is organised and tested"""
+    suites = 0
+    kunit = os.path.join(TOP, "kunit")
+    for name in os.listdir(kunit):
+        if name.endswith(".c"):
+            with open(os.path.join(kunit, name)) as f:
+                suites += f.read().count("\nkunit_test_suite(")
+    first = 3
+    wired = first + len(DRIVER_PARTS)
+    klast = wired + len(KUNIT_PARTS)
+    text = f"""\
+rdmasim registers software RDMA devices whose allocation paths follow
+the RDMA core's documented contracts exactly. It is for those who develop
+the RDMA core, the ULPs and the tools and want to run their code, error
+paths included, without hardware: what netdevsim is for networking.
+
+What it offers beside rxe and siw:
+
+- Exact limits: every object is counted against the limit the device
+  advertises and refused past it with a precise errno; ib_alloc_mr() and
+  ib_map_mr_sg() keep their bounds to the entry. debugfs shows each
+  object type's count, high-water mark and refusals.
+- Fault injection at every allocation point: a fail_nth countdown per
+  site (and fault_attr), so that a test can fail each allocation of a
+  ULP's setup in turn.
+- A real DMA device: the platform device, or a PCI function lent with
+  new_device's dma_pci= (QEMU's edu), behind an IOMMU where there is
+  one, so that CONFIG_DMA_API_DEBUG audits the ULPs' mappings and the
+  data path reads through the IOMMU's tables. rxe and siw use virtual
+  DMA.
+- A loopback data path that checks every key, range, right and PD.
+- An InfiniBand port with an SMA, a PMA, a built-in SM and SA: IPoIB,
+  SRP and rdma_cm run over InfiniBand without hardware; and switches and
+  links that an unmodified opensm sweeps.
+- RoCE mode, "rdma link add NAME type rdmasim netdev DEV", as rxe and siw
+  attach.
+- Mapped CQ, receive and send rings for userspace; the rdma-core series
+  adds the provider and its pyverbs tests.
+
+There are no module parameters:
+
+  modprobe rdmasim
+  echo "0 lid=1" > /sys/bus/platform/drivers/rdmasim/new_device
+  rdma link add rsim0 type rdmasim netdev veth0
+
+The series: patch 1 adds RDMA_DRIVER_RDMASIM and patch 2 the uAPI
+header; patches {first} to {wired - 1} add the driver a concern at a time
+(definitions, the device, memory, queues, mapped queues and ODP, the
+data path, the PUDA pool, the SMA/PMA and subnet, the SA and multicast,
+RoCE, the fabric), each under 100 KB; patch {wired} adds its Kconfig and
+Makefile, so that every commit builds. Patches {wired + 1} to {klast} add
+{suites} KUnit suites (CONFIG_RDMA_SIM_KUNIT_TEST), each patch building
+with its suites; then a kselftest for new_device and the documentation.
+
+Tested: every patch applied in turn to 7.3 and built (W=1, sparse),
+checkpatch --strict; the whole booted in a UML kernel with KASAN,
+kmemleak, lockdep, DMA_API_DEBUG and list debugging: every KUnit suite,
+a device-agnostic conformance suite on an InfiniBand pair and a RoCE
+device, rdma-core's pyverbs tests with the provider, and the kselftest,
+with no report in the log. Out of tree, the same driver runs blktests'
+nvme and srp groups, rdma-core's tests and perftest.
+"""
+    return ("RDMA: Add rdmasim, a simulated RDMA device for testing", text)
+
+
+RDMA_CORE_COVER = ("providers/rdmasim: Add the rdmasim provider", """\
+The userspace side of rdmasim, the simulated RDMA device the kernel
+series adds (drivers/infiniband/sw/rdmasim): the kernel headers, the
+provider, and pyverbs tests of what is rdmasim's own. The provider maps
+the CQ, receive and send rings the kernel offers, so that polls and
+posts need no system call, and uses the command layer for everything
+else. The series builds with -DIOCTL_MODE=both -DENABLE_WERROR=1; its
+tests pass on an InfiniBand-mode and a RoCE-mode rdmasim device, and skip
+on any other.
+""")
 
 
 def helpers_body(helpers):

@@ -11,13 +11,18 @@
 #     suite (the judge compares them with the module's, --kunit);
 #   - the conformance suites (RSIM_CONF_KO) on rdmasim0, rdmasim1 and
 #     rsim_veth2_rdmasim (RoCE mode), judged by conformance-table.py;
+#   - the rdma-core series' pyverbs tests (RSIM_UPSTREAM_RDMA_CORE: its
+#     source and build) with its libibverbs and provider, on rdmasim0
+#     and rsim_veth2_rdmasim;
 #   - the series' kselftest (tools/testing/selftests/rdma/
 #     rdmasim_new_device.sh) beside the kernel's ktap_helpers.sh;
 #   - rdmasim0 deleted, the modules removed.
 # Uses check(), capture(), has_line(), sysfs_is(), say(), part() and
 # kselftest_rdmasim() from guest/lib.sh, roce_up(), subnet_up(),
 # subnet_down() and conformance() from guest/init-uml.sh, and
-# RSIM_UPSTREAM_SRC (the series' tree) and RSIM_CONF_KO from the boot.
+# RSIM_UPSTREAM_SRC (the series' tree), RSIM_CONF_KO,
+# RSIM_UPSTREAM_RDMA_CORE and RSIM_RDMA_CORE_ENV (the project's rdma-core
+# build, for its pyverbs) from the boot.
 
 UMP="modprobe -d $RSIM_MODROOT -S $RSIM_KVER"
 UDRV=/sys/bus/platform/drivers/rdmasim
@@ -50,6 +55,32 @@ roce_up
 subnet_up
 conformance
 subnet_down
+# the rdma-core series' pyverbs tests (tests/test_rdmasim.py), with the
+# series' libibverbs and provider (matched by RDMA_DRIVER_RDMASIM) and the
+# project's pyverbs (rdma-core 65, built from the same source), on the
+# InfiniBand device and on the RoCE-mode one: every test passes, none
+# skips
+part pyverbs
+upstream_pyverbs() {
+	local ur="$RSIM_UPSTREAM_RDMA_CORE" n out="/run/up-pyverbs-$1"
+	n=$(grep -c '^    def test_' "$ur/src/tests/test_rdmasim.py")
+	(
+		# shellcheck disable=SC1090 # the build's
+		. "$RSIM_RDMA_CORE_ENV"
+		export LD_LIBRARY_PATH="$ur/build/lib"
+		export PYTHONPATH="$RSIM_RDMA_CORE_PYTHONPATH"
+		export RDMAV_DRIVERS="$ur/build/lib/librdmasim"
+		export TMPDIR=/run/tmp
+		python3 "$RSIM_TOP/scripts/guest/rdma-core-tests.py" "$ur/src" \
+			"$1" 120 'tests.test_rdmasim.*'
+	) >"$out" 2>&1
+	while IFS= read -r l; do say "$l"; done <"$out"
+	has_line "$out" "RSIM-RDMACORE $1 total $n ok $n skip 0 fail 0 error 0 notrun 0" &&
+		[ "$n" -gt 0 ]
+}
+mkdir -p /run/tmp
+check "upstream_pyverbs_rdmasim0" upstream_pyverbs rdmasim0
+check "upstream_pyverbs_roce" upstream_pyverbs rsim_veth2_rdmasim
 check "upstream_rdma_link_del" rdma link del rsim_veth2_rdmasim
 check "upstream_veth_del" ip link del rsim_veth2
 part selftest
