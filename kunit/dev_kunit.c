@@ -144,7 +144,7 @@ static void rsim_dev_test_port_is_active_ib(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_query_port(ibdev, 1, &pa), 0);
 	KUNIT_EXPECT_EQ(test, pa.state, IB_PORT_ACTIVE);
 	KUNIT_EXPECT_EQ(test, pa.phys_state, IB_PORT_PHYS_STATE_LINK_UP);
-	/* the module's base_lid + the device id, as rdmasim0's sysfs shows */
+	/* the base LID + the device id, as rdmasim0's sysfs shows */
 	KUNIT_EXPECT_EQ(test, pa.lid, rsim->port.lid);
 	KUNIT_EXPECT_NE(test, pa.lid, 0);
 	/* the subnet's master SM (subnet.c): this port, or the one it names */
@@ -350,7 +350,7 @@ static void rsim_dev_test_delete_with_client_objects(struct kunit *test)
 
 /*
  * What does not fit is refused before anything is made: an id beyond the
- * platform device's int, or a LID (the module's base_lid + the id) past
+ * platform device's int, or a LID (the base LID + the id) past
  * the last unicast LID, however it would wrap in 16 bits.
  */
 struct rsim_dev_unfit_case {
@@ -383,7 +383,7 @@ static void rsim_dev_test_unfit_id_refused(struct kunit *test)
 	struct rsim_dev *rsim;
 	u32 id = c->id;
 
-	/* the shared device has the default LID: base_lid + its id */
+	/* the shared device has the default LID: the base LID + its id */
 	if (c->lid)
 		id = c->lid - (shared->port.lid - shared->id);
 	rsim_kunit_snapshot(shared, &before);
@@ -415,7 +415,7 @@ static void rsim_dev_test_long_id_named_in_full(struct kunit *test)
 	u32 id = 1000000000 + rsim_kunit_new_id();
 
 	rsim_default_config(&cfg);
-	cfg.lid = 0x1235;	/* base_lid + id does not fit */
+	cfg.lid = 0x1235;	/* the base LID + id does not fit */
 	rsim = rsim_dev_new(id, &cfg);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, rsim);
 	KUNIT_ASSERT_EQ(test, 0,

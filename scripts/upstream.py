@@ -221,10 +221,19 @@ def driver_text(path, text, defs, ms):
     text = text.replace("#include <rdmasim/testing.h>",
                         '#include "testing.h"')
     text = text.replace("#include <rdmasim/compat.h>\n", "")
+    # the local headers of one run together again
+    text = re.sub(r'^(#include "[^"]+"\n)\n(?=#include ")', r"\1", text,
+                  flags=re.M)
     text = text.replace("#include <rdmasim/kunit-mm.h>",
                         '#include "kunit-mm.h"')
     text = re.sub(r"^MODULE_VERSION\(RSIM_VERSION\);\n", "", text, flags=re.M)
     text = text.replace("RDMA_DRIVER_UNKNOWN", "RDMA_DRIVER_RDMASIM")
+    # no parameters: rdmasim0's LID is the default base
+    text = text.replace("rsim_param_base_lid()", "RSIM_DEFAULT_BASE_LID")
+    left = re.search(r"rsim_param_\w+|rsim_modparams_\w+|RSIM_MODPARAMS|"
+                     r"module_param\w*|MODULE_PARM_DESC", text)
+    if left:
+        raise SystemExit(f"{path}: the upstream form keeps {left.group(0)}")
     return tidy(expand(text, ms))
 
 
@@ -512,6 +521,8 @@ def kbuild_objects():
 def build(ksrc, out):
     defs = probes(ksrc)
     ms, helpers = compat_parts(ksrc, defs)
+    wrappers, helpers, odp_helpers = sort_helpers(helpers)
+    ms = ms + wrappers
     touched = ["include/uapi/rdma/ib_user_ioctl_verbs.h", "MAINTAINERS",
                "drivers/infiniband/Kconfig",
                "drivers/infiniband/sw/Makefile",
@@ -558,10 +569,10 @@ def build(ksrc, out):
         for name in files:
             with open(os.path.join(TOP, srcs[name])) as f:
                 text = driver_text(name, f.read(), defs, ms)
+            if name == "odp.c":
+                text = with_local_helpers(text, odp_helpers)
             if name == "rdmasim.h":
-                text = text.replace('#include "puda.h"\n',
-                                    '#include "puda.h"\n\n' +
-                                    helpers_body(helpers) + "\n", 1)
+                text = with_local_helpers(text, helpers, inline=True)
             s.write(f"{DRV}/{name}", text)
         if i == 0:
             maintain(s, f"{DRV}/*")
@@ -909,10 +920,72 @@ on any other.
 """)
 
 
-def helpers_body(helpers):
-    lines = [line for line in helpers.splitlines()
-             if not line.startswith("#include <rdmasim/")]
-    return "\n".join(lines).strip()
+WRAPPER = re.compile(r"^static inline [^\n(]*?\b(\w+)\(([^)]*)\)\n\{\n"
+                     r"\t(?:return )?([^;\n]*(?:\n\t\t[^;\n]*)*);\n\}\n", re.M)
+
+
+def sort_helpers(helpers):
+    """what compat.h leaves for the target kernel, sorted: wrappers whose
+    body is one call (expanded in the code, as the macros are), the ODP
+    helpers (odp.c's own, CONFIG_INFINIBAND_ON_DEMAND_PAGING's block), and
+    the rest for the driver's header, without forward declarations
+    nothing there uses"""
+    wrappers = []
+    for m in WRAPPER.finditer(helpers):
+        params = [re.findall(r"\w+", p)[-1] for p in m.group(2).split(",")
+                  if p.strip() and p.strip() != "void"]
+        wrappers.append((m.group(1), params, " ".join(m.group(3).split())))
+    rest = WRAPPER.sub("", helpers)
+    odp = ""
+    head = "#if IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)\n"
+    start = rest.find(head)
+    if start >= 0:
+        # to its own #endif: conditionals nest inside it
+        depth, pos = 0, start
+        for m in re.finditer(r"^#(if|ifdef|ifndef|endif)\b.*\n", rest[start:],
+                             re.M):
+            depth += -1 if m.group(1) == "endif" else 1
+            if depth == 0:
+                pos = start + m.end()
+                break
+        odp = rest[start + len(head):pos - len("#endif\n")]
+        rest = rest[:start] + rest[pos:]
+    for m in re.finditer(r"^struct (\w+);\n", rest, re.M):
+        if rest.count(f"struct {m.group(1)}") == 1:
+            rest = rest.replace(m.group(0), "", 1)
+    rest = rest.replace("\nvoid rsim_dmah_bind(", "\n/* dmah.c */\nvoid rsim_dmah_bind(")
+    rest = re.sub(r"\n{3,}", "\n\n", rest)
+    return wrappers, rest, odp
+
+
+def with_local_helpers(text, helpers, inline=False):
+    """helpers (includes, then declarations and functions) made a file's
+    own: their system includes joined to the file's first block of them,
+    in order, and the rest after the file's first run of includes; a .c
+    file's functions lose their inline"""
+    if not helpers.strip():
+        return text
+    incs = [line for line in helpers.splitlines()
+            if line.startswith("#include <") and not line.startswith("#include <rdmasim/")]
+    body = "\n".join(line for line in helpers.splitlines()
+                     if not line.startswith("#include")).strip()
+    if not inline:
+        body = body.replace("static inline ", "static ")
+    lines = text.split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("#include <"))
+    last = first
+    while lines[last + 1].startswith("#include <"):
+        last += 1
+    lines[first:last + 1] = sorted(set(lines[first:last + 1]) | set(incs))
+    # the end of the first run of includes (blank lines between allowed)
+    end = first
+    for i in range(first, len(lines)):
+        if lines[i].startswith("#include"):
+            end = i
+        elif lines[i].strip():
+            break
+    lines[end + 1:end + 1] = ["", body]
+    return "\n".join(lines)
 
 
 def main():

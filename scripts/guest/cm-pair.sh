@@ -71,6 +71,12 @@ cm_pair() {
 		for p in $cli $srv; do
 			wait_for "$name's $p to end" 110 ended "$p" >/dev/null && continue
 			stacks_of "$p"
+			# and the QPs' states and the devices' data path
+			# counters, which say whether a QP went to error
+			{
+				rdma res show qp 2>&1
+				cat /sys/kernel/debug/rdmasim/*/datapath 2>/dev/null
+			} >>/run/stacks
 			while IFS= read -r l; do
 				say "RSIM-ROCE $name stuck: $l"
 			done </run/stacks

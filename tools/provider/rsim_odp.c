@@ -786,7 +786,7 @@ static void race(bool holes)
 	struct ibv_mr *mr = NULL;
 	long long inv = counter("odp_invalidations");
 	time_t end;
-	long zaps = 0;
+	long zaps = 0, wrs = 0;
 	int i;
 
 	mr = dst ? ibv_reg_mr(pd, dst, LEN, ODP_ACCESS) : NULL;
@@ -853,8 +853,14 @@ static void race(bool holes)
 			pthread_join(p[i].t, NULL);
 		printf("odp %s poster %d wrs %ld holes %ld bad %ld\n", what, i,
 		       p[i].wrs, p[i].holes, p[i].bad);
-		if (p[i].bad || !p[i].wrs)
+		/*
+		 * with holes, one poster may meet a hole on each of its QPs
+		 * (the guest's one CPU may run it only while the range is
+		 * away): the WRITEs that landed are counted over both
+		 */
+		if (p[i].bad || (!holes && !p[i].wrs))
 			fail(what, "poster %ld: %ld failed", i, p[i].bad);
+		wrs += p[i].wrs;
 		for (j = 0; j < RACE_LOOPS; j++)
 			loop_close(&p[i].l[j]);
 		if (p[i].src)
@@ -862,6 +868,8 @@ static void race(bool holes)
 		if (p[i].sbuf)
 			munmap(p[i].sbuf, LEN / 2);
 	}
+	if (!wrs)
+		fail(what, "no WRITE landed: %ld of %ld posters", 0, 2);
 	printf("odp %s zaps %ld\n", what, zaps);
 	expect_grew(what, "odp_invalidations", inv);
 	ibv_dereg_mr(mr);

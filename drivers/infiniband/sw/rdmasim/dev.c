@@ -626,7 +626,7 @@ static int rsim_mad_pool_create(struct rsim_dev *rsim)
 /**
  * rsim_dev_lid() - the LID of the device @id
  * @cfg_lid: the LID its configuration asks for; 0 for @base_lid + @id
- * @base_lid: the LID of rdmasim0 (the module's base_lid)
+ * @base_lid: the LID of rdmasim0, the others' base
  * @id: device number
  * @lid: the LID, on success
  *

@@ -12,9 +12,7 @@
  * addresses of the function's domain: the RDMA core's and the ULPs'
  * mappings, the PUDA pool's and the data path's reads and writes then go
  * through the IOMMU's page tables (rsim_dma_to_phys()), as a real HCA's
- * accesses do. Devices may share a function; several may be bound. The
- * out-of-tree build's parameter dma_pci names one that every device made
- * without the attribute maps through (modparams.c).
+ * accesses do. Devices may share a function; several may be bound.
  *
  * The function does no DMA itself: the simulated device's engine is the
  * CPU. Binding it keeps its IOMMU domain the DMA API's and keeps other
@@ -53,8 +51,6 @@ static DEFINE_MUTEX(rsim_dma_bind_lock);	/* serializes binding and unbinding */
 static DEFINE_MUTEX(rsim_dma_fns_lock);	/* protects rsim_dma_fns, rsim_dma_want */
 static LIST_HEAD(rsim_dma_fns);
 static struct pci_dev *rsim_dma_want;
-/* the out-of-tree parameter's function (held), set at load only */
-static struct pci_dev *rsim_dma_default;
 
 /*
  * QEMU's functions that do nothing a driver must drive; any other
@@ -259,8 +255,8 @@ const char *rsim_dma_domain_name(struct device *dev)
  * @rsim: the device; its platform device set
  * @pdev: the function new_device's dma_pci named, or NULL
  *
- * Sets @rsim->dma_dev and @rsim->dma_domain: @pdev, else the function the
- * out-of-tree parameter dma_pci names, else the platform device. Called
+ * Sets @rsim->dma_dev and @rsim->dma_domain: @pdev, else the platform
+ * device. Called
  * under main.c's device list lock, which rsim_del_dma_users() takes too:
  * a device is never created on a function going away.
  *
@@ -272,8 +268,6 @@ int rsim_dma_dev_select(struct rsim_dev *rsim, struct pci_dev *pdev)
 	struct iommu_domain *dom;
 	struct device *dev;
 
-	if (!pdev)
-		pdev = rsim_dma_default;
 	if (pdev && !rsim_dma_fn_bound(pdev))
 		return -ENODEV;
 	dev = pdev ? &pdev->dev : &rsim->pdev->dev;
@@ -300,31 +294,14 @@ phys_addr_t rsim_dma_to_phys(struct rsim_dev *rsim, u64 dma)
 }
 
 /**
- * rsim_dma_pci_init() - register rdmasim_dma; bind the function the
- *	out-of-tree parameter dma_pci names, if it names one
+ * rsim_dma_pci_init() - register rdmasim_dma, which binds nothing yet
  *
  * Context: Process context (module load).
- * Return: 0, or rsim_dma_pci_get()'s error for the parameter's function.
+ * Return: 0 or pci_register_driver()'s error.
  */
 int rsim_dma_pci_init(void)
 {
-	int err;
-
-	err = pci_register_driver(&rsim_dma_pci_driver);
-	if (err)
-		return err;
-	if (!rsim_param_dma_pci())
-		return 0;
-	rsim_dma_pci_lock();
-	err = rsim_dma_pci_get(rsim_param_dma_pci(), &rsim_dma_default);
-	rsim_dma_pci_unlock();
-	if (err < 0) {
-		pr_err("dma_pci=%s: no such function free for rdmasim_dma: %d\n",
-		       rsim_param_dma_pci(), err);
-		pci_unregister_driver(&rsim_dma_pci_driver);
-		return err;
-	}
-	return 0;
+	return pci_register_driver(&rsim_dma_pci_driver);
 }
 
 /**
@@ -335,8 +312,6 @@ int rsim_dma_pci_init(void)
 void rsim_dma_pci_exit(void)
 {
 	pci_unregister_driver(&rsim_dma_pci_driver);
-	pci_dev_put(rsim_dma_default);
-	rsim_dma_default = NULL;
 }
 
 /**

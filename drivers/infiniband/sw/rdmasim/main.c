@@ -70,6 +70,11 @@ void rsim_default_config(struct rsim_dev_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->limits = rsim_default_limits;
+#ifdef RSIM_MODPARAMS
+	/* the out-of-tree parameters: as new_device's sa=0 and dma_pci= */
+	cfg->no_sa = !rsim_param_sa();
+	cfg->dma_pci = rsim_param_dma_pci();
+#endif
 }
 EXPORT_SYMBOL_IF_KUNIT(rsim_default_config);
 
@@ -178,9 +183,9 @@ static struct rsim_dev *rsim_node_add_locked(struct rsim_node *node, int id)
  * Context: Process context; takes rsim_nodes_lock and the RDMA core's locks.
  * Return: the new device; ERR_PTR(-EINVAL) if @id is above INT_MAX (a
  * platform device id is an int), @cfg->lid is not a unicast LID or
- * @cfg->ndev is set, -ERANGE if @cfg->lid is 0 and base_lid + @id is past
- * the last unicast LID, -EEXIST if @id is taken, -ENODEV while the module
- * unloads, or the probe's error.
+ * @cfg->ndev is set, -ERANGE if @cfg->lid is 0 and the base LID + @id is
+ * past the last unicast LID, -EEXIST if @id is taken, -ENODEV while the
+ * module unloads, or the probe's error.
  */
 struct rsim_dev *rsim_dev_new(u32 id, const struct rsim_dev_config *cfg)
 {
@@ -248,6 +253,7 @@ struct rsim_dev *rsim_dev_new_roce(const char *name, struct net_device *ndev)
 		return ERR_PTR(-ENOMEM);
 	node->roce = true;
 	rsim_default_config(&node->cfg);
+	pci_dev_get(node->cfg.dma_pci);
 	node->cfg.ndev = ndev;
 	strscpy(node->cfg.name, name, sizeof(node->cfg.name));
 
@@ -328,7 +334,7 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_dev_del);
 /*
  * new_device's line: "ID [lid=N] [sa=0|1] [dma_pci=DDDD:BB:DD.F]", as
  * netdevsim's takes "ID [PORT_COUNT]": the device number, then attributes
- * of the device. lid: its LID (else base_lid + ID); sa=0: its SA never
+ * of the device. lid: its LID (else the base LID + ID); sa=0: its SA never
  * answers, leaving the class on its port to another SA; dma_pci: the PCI
  * function it maps through (dma_pci.c), copied into @dma for the caller to
  * resolve once the line is known good.
@@ -488,28 +494,7 @@ void rsim_del_dma_users(struct device *dev)
 
 static int __init rsim_init(void)
 {
-	unsigned int num_devices = rsim_param_num_devices();
-	struct rsim_dev_config cfg;
-	unsigned int i;
-	u16 lid;
 	int err;
-
-	/* every device the load creates needs a unicast LID */
-	err = rsim_dev_lid(0, rsim_param_base_lid(), 0, &lid);
-	if (err) {
-		pr_err("base_lid %u is not a unicast LID (1..0x%x)\n",
-		       rsim_param_base_lid(), RSIM_LID_UNICAST_MAX);
-		return err;
-	}
-	if (num_devices) {
-		err = rsim_dev_lid(0, rsim_param_base_lid(), num_devices - 1,
-				   &lid);
-		if (err) {
-			pr_err("base_lid %u leaves no LID for " RSIM_DEV_NAME_FMT "\n",
-			       rsim_param_base_lid(), num_devices - 1);
-			return err;
-		}
-	}
 
 	err = rsim_sa_init();
 	if (err)
@@ -531,25 +516,21 @@ static int __init rsim_init(void)
 	err = rsim_roce_init();
 	if (err)
 		goto err_driver_unregister;
-
-	rsim_default_config(&cfg);
-	for (i = 0; i < num_devices; i++) {
-		struct rsim_dev *rsim = rsim_dev_new(i, &cfg);
-
-		if (IS_ERR(rsim)) {
-			err = PTR_ERR(rsim);
-			pr_err("creating " RSIM_DEV_NAME_FMT " failed: %d\n",
-			       i, err);
-			goto err_del_all;
-		}
-	}
+#ifdef RSIM_MODPARAMS
+	/* the out-of-tree build's parameters: the devices made at load */
+	err = rsim_modparams_init();
+	if (err)
+		goto err_del_all;
+#endif
 	return 0;
 
+#ifdef RSIM_MODPARAMS
 err_del_all:
 	rsim_roce_stop();
 	rsim_del_all();
 	rsim_fabric_exit();
 	rsim_roce_exit();
+#endif
 err_driver_unregister:
 	platform_driver_unregister(&rsim_platform_driver);
 err_dma_pci_exit:
@@ -572,6 +553,9 @@ static void __exit rsim_exit(void)
 	rsim_roce_exit();
 	platform_driver_unregister(&rsim_platform_driver);
 	rsim_dma_pci_exit();
+#ifdef RSIM_MODPARAMS
+	rsim_modparams_exit();
+#endif
 	rsim_sa_stop();
 	rsim_debugfs_exit();
 	rsim_dp_wire_exit();

@@ -13,9 +13,15 @@
  *   sa=0		no device's SA answers (as new_device's sa=0 for each)
  *   dma_pci		the PCI function every device made without
  *			new_device's dma_pci maps through (dma_pci.c)
+ *
+ * What they change is here and in main.c's and dev.c's RSIM_MODPARAMS
+ * blocks, which the upstream form does not have either.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/moduleparam.h>
+#include <linux/pci.h>
 #include <linux/stringify.h>
 
 #include "rdmasim.h"
@@ -39,16 +45,8 @@ module_param(dma_pci, charp, 0444);
 MODULE_PARM_DESC(dma_pci,
 		 "PCI function (domain:bus:device.function) the devices made without new_device's dma_pci map through, bound by the driver rdmasim_dma (QEMU's edu or pci-testdev; others by its new_id); default: none, each device maps through its platform device");
 
-/**
- * rsim_param_num_devices() - how many devices the module makes at load
- *
- * Context: any.
- * Return: num_devices.
- */
-unsigned int rsim_param_num_devices(void)
-{
-	return num_devices;
-}
+/* the function dma_pci names, bound and held from load to unload */
+static struct pci_dev *dma_pci_dev;
 
 /**
  * rsim_param_base_lid() - rdmasim0's LID, the others' base
@@ -73,12 +71,85 @@ bool rsim_param_sa(void)
 }
 
 /**
- * rsim_param_dma_pci() - the PCI function the devices map through
+ * rsim_param_dma_pci() - the function the devices made without
+ *	new_device's dma_pci map through
  *
- * Context: any.
- * Return: dma_pci, or NULL.
+ * Context: any; set from load to unload.
+ * Return: the function dma_pci names, or NULL.
  */
-const char *rsim_param_dma_pci(void)
+struct pci_dev *rsim_param_dma_pci(void)
 {
-	return dma_pci;
+	return dma_pci_dev;
+}
+
+/**
+ * rsim_modparams_init() - check the parameters, bind dma_pci's function
+ *	and make the num_devices devices of the load
+ *
+ * Called once the drivers are registered.
+ *
+ * Context: Process context (module load).
+ * Return: 0; -EINVAL if base_lid is not a unicast LID, -ERANGE if a
+ * device made at load would have none, rsim_dma_pci_get()'s error for
+ * dma_pci's function, or the first creation's error. On an error the
+ * function is let go; the devices made before it stay (the caller
+ * deletes them).
+ */
+int rsim_modparams_init(void)
+{
+	struct rsim_dev_config cfg;
+	unsigned int i;
+	u16 lid;
+	int err;
+
+	/* every device the load creates needs a unicast LID */
+	err = rsim_dev_lid(0, base_lid, 0, &lid);
+	if (err) {
+		pr_err("base_lid %u is not a unicast LID (1..0x%x)\n",
+		       base_lid, RSIM_LID_UNICAST_MAX);
+		return err;
+	}
+	if (num_devices) {
+		err = rsim_dev_lid(0, base_lid, num_devices - 1, &lid);
+		if (err) {
+			pr_err("base_lid %u leaves no LID for " RSIM_DEV_NAME_FMT "\n",
+			       base_lid, num_devices - 1);
+			return err;
+		}
+	}
+	if (dma_pci) {
+		rsim_dma_pci_lock();
+		err = rsim_dma_pci_get(dma_pci, &dma_pci_dev);
+		rsim_dma_pci_unlock();
+		if (err < 0) {
+			pr_err("dma_pci=%s: no such function free for rdmasim_dma: %d\n",
+			       dma_pci, err);
+			return err;
+		}
+	}
+
+	rsim_default_config(&cfg);
+	for (i = 0; i < num_devices; i++) {
+		struct rsim_dev *rsim = rsim_dev_new(i, &cfg);
+
+		if (IS_ERR(rsim)) {
+			err = PTR_ERR(rsim);
+			pr_err("creating " RSIM_DEV_NAME_FMT " failed: %d\n", i, err);
+			rsim_modparams_exit();
+			return err;
+		}
+	}
+	return 0;
+}
+
+/**
+ * rsim_modparams_exit() - let go of dma_pci's function (rdmasim_dma keeps
+ *	it bound until it is unregistered)
+ *
+ * Context: Process context (module unload).
+ */
+void rsim_modparams_exit(void)
+{
+	pci_dev_put(dma_pci_dev);
+	dma_pci_dev = NULL;
 }

@@ -37,7 +37,7 @@ struct rsim_qp;
 /* rdmasim<id> (ib_device, node description, debugfs); any u32 id fits */
 #define RSIM_DEV_NAME_FMT	RSIM_DRV_NAME "%u"
 #define RSIM_DEV_NAME_LEN	sizeof(RSIM_DRV_NAME "4294967295")
-/* rdmasim<id> gets base_lid + id; unicast LIDs are 1..0xbfff */
+/* rdmasim<id> gets the base LID + id; unicast LIDs are 1..0xbfff */
 #define RSIM_DEFAULT_BASE_LID	1
 #define RSIM_LID_UNICAST_MAX	(be16_to_cpu(IB_MULTICAST_LID_BASE) - 1)
 /* The port: link-local GID prefix, subnet timeout, largest message */
@@ -134,14 +134,13 @@ struct rsim_limits {
 /**
  * struct rsim_dev_config - what a device is created with
  * @limits: advertised and enforced limits
- * @lid: the port's unicast LID (also its SM LID); 0 picks base_lid + id
+ * @lid: the port's unicast LID (also its SM LID); 0 picks the base LID + id
  *	(InfiniBand only)
  * @no_sa: the device's SA never answers (new_device's sa=0): the class
  *	on its port is left to another SA
  * @dma_pci: the PCI function it maps through (new_device's dma_pci=,
  *	dma_pci.c), held by main.c's node while the device exists; NULL:
- *	its platform device (or the out-of-tree parameter's function). Read
- *	at probe only.
+ *	its platform device. Read at probe only.
  * @ndev: RoCE mode: the netdev the port is bound to (held by the device
  *	while it exists); NULL: an InfiniBand port (roce.c)
  * @name: the ib_device's name; empty: rdmasim<id>
@@ -418,7 +417,7 @@ struct rsim_dp_stats {
  * struct rsim_sa_port - the subnet administrator's MAD agent on a port
  *	(sa_agent.c)
  * @agent: the agent for the SA class's requests on QP1, or NULL (RoCE
- *	mode, the module parameter sa=0, the built-in SM off, or another SA
+ *	mode, a device made with sa=0, the built-in SM off, or another SA
  *	holds the class)
  * @node: entry in sa_agent.c's list of the ports the SA client has
  *	(between its add() and its remove()), under its agents' mutex
@@ -1400,35 +1399,17 @@ phys_addr_t rsim_dma_to_phys(struct rsim_dev *rsim, u64 dma);
 
 /* main.c (and testing.h) */
 void rsim_del_dma_users(struct device *dev);
+#ifdef RSIM_MODPARAMS
 /*
  * modparams.c: the out-of-tree build's module parameters; the upstream
- * form has none (RSIM_MODPARAMS unset: the defaults)
+ * form has none (make upstream leaves out the file and every
+ * RSIM_MODPARAMS block, and writes RSIM_DEFAULT_BASE_LID for the base LID)
  */
-#ifdef RSIM_MODPARAMS
-unsigned int rsim_param_num_devices(void);
 unsigned int rsim_param_base_lid(void);
 bool rsim_param_sa(void);
-const char *rsim_param_dma_pci(void);
-#else
-static inline unsigned int rsim_param_num_devices(void)
-{
-	return 0;
-}
-
-static inline unsigned int rsim_param_base_lid(void)
-{
-	return RSIM_DEFAULT_BASE_LID;
-}
-
-static inline bool rsim_param_sa(void)
-{
-	return true;
-}
-
-static inline const char *rsim_param_dma_pci(void)
-{
-	return NULL;
-}
+struct pci_dev *rsim_param_dma_pci(void);
+int rsim_modparams_init(void);
+void rsim_modparams_exit(void);
 #endif
 struct rsim_dev *rsim_dev_new_roce(const char *name, struct net_device *ndev);
 void rsim_dev_reap(void);

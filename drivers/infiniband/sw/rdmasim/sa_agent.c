@@ -16,8 +16,7 @@
  * one MAD. Methods the agent has not registered, and class versions other
  * than 2, get the MAD layer's own "unsupported" answer.
  *
- * A device made with new_device's sa=0, or every device with the
- * out-of-tree build's module parameter sa=0, registers no agent: the SA
+ * A device made with new_device's sa=0 registers no agent: the SA
  * class stays free for another SM's SA on QP1 (opensm over umad), which
  * then owns the subnet's records. So does switching the built-in SM off
  * at run time (rdmasim/fabric/sm 0, rsim_sa_serve()). A port where the
@@ -421,8 +420,7 @@ static void rsim_sa_register(struct rsim_dev *rsim)
 	struct ib_mad_agent *agent;
 
 	lockdep_assert_held(&rsim_sa_agents_mutex);
-	if (rsim->sa.agent || rsim->cfg.no_sa ||
-	    !rsim_param_sa() || !rsim_fabric_sm_on())
+	if (rsim->sa.agent || rsim->cfg.no_sa || !rsim_fabric_sm_on())
 		return;
 	rsim->sa.stopping = false;
 	set_bit(IB_MGMT_METHOD_GET, req.method_mask);
@@ -663,14 +661,14 @@ void rsim_sa_exit(void)
 
 /**
  * rsim_sa_start() - an SA agent on every InfiniBand-mode port, now and
- *	as devices come (unless sa=0)
+ *	as devices come (but those made with sa=0)
  *
  * Context: process (module load).
  * Return: 0 or what ib_register_client() returns.
  */
 int rsim_sa_start(void)
 {
-	return rsim_param_sa() ? ib_register_client(&rsim_sa_client) : 0;
+	return ib_register_client(&rsim_sa_client);
 }
 
 /**
@@ -680,6 +678,5 @@ int rsim_sa_start(void)
  */
 void rsim_sa_stop(void)
 {
-	if (rsim_param_sa())
-		ib_unregister_client(&rsim_sa_client);
+	ib_unregister_client(&rsim_sa_client);
 }
