@@ -140,7 +140,9 @@ grep -q "rdmasim_kunit.o" "$out/build.log" ||
 # (guest/upstream-boot.sh): rdmasim from the kernel's own modules, every
 # KUnit suite of the in-tree rdmasim_kunit.ko, the conformance suites on
 # an InfiniBand pair and a RoCE-mode device, the rdma-core series'
-# pyverbs tests with its library and provider, the series' kselftest.
+# pyverbs tests with its library and provider, the series' kselftest,
+# and the same tests with the old provider on the new kernel, and with
+# the new provider on this tree's driver (the old kernel).
 stage "the patched debug kernel: built, modules installed"
 ptree=$RSIM_CACHE/upstream/$(basename "$(dirname "$RSIM_KBUILD")")
 pl=$ptree/linux
@@ -185,17 +187,29 @@ grep -E 'warning:|error:' "$out/boot-build.log" | grep rdmasim &&
 	die "the patched kernel's build warns in rdmasim"
 echo "$(grep -c '^  CC' "$out/boot-build.log") files compiled"
 # the conformance suites' module (device-agnostic: not part of the series,
-# whose devices it checks) built against the patched kernel, in the same
-# mount namespace arrangement: the series' headers are the ones it sees
-stage "rdma_conformance.ko, built against the patched kernel"
+# whose devices it checks) and this tree's own driver (RDMA_DRIVER_UNKNOWN:
+# rdmasim as the kernels before the series have it) built against the
+# patched kernel, in the same mount namespace arrangement: the series'
+# headers are the ones they see; and this tree's provider, against the
+# project's rdma-core (65 as released)
+stage "rdma_conformance.ko and this tree's rdmasim.ko, built against the patched kernel"
 # shellcheck disable=SC2016 # expanded by the inner shell
 $SUDO unshare -m bash -c 'mount --bind "$1" "$2" &&
 	. "$3/scripts/lib.sh" && . "$3/scripts/lib-kernel.sh" &&
-	rsim_build_modules "$4" um upstream-conformance RSIM_PARTS=conformance' \
+	rsim_build_modules "$4" um upstream-oot "RSIM_PARTS=conformance driver"' \
 	bash "$pl" "$RSIM_KSRC" "$RSIM_TOP" "$pobj" ||
-	die "rdma_conformance.ko does not build against the patched kernel"
-confko=$RSIM_OUT/build/upstream-conformance/kunit/conformance/rdma_conformance.ko
-[ -f "$confko" ] || die "no $confko"
+	die "rdma_conformance.ko or rdmasim.ko does not build against the patched kernel"
+oot=$RSIM_OUT/build/upstream-oot
+confko=$oot/kunit/conformance/rdma_conformance.ko
+for f in "$confko" "$oot/drivers/infiniband/sw/rdmasim/rdmasim.ko"; do
+	[ -f "$f" ] || die "no $f"
+done
+(
+	# shellcheck disable=SC1091 # the build's
+	. "$(dirname "$rsrc")/build/rsim-env.sh"
+	make -C "$oot" provider
+) >"$oot.provider.log" 2>&1 ||
+	{ tail -20 "$oot.provider.log"; die "tools/provider does not build"; }
 # rdma-core's series, built by rdma-core's own build as its CI's gcc-12
 # jobs build it (-DIOCTL_MODE=both -DENABLE_WERROR=1; no pyverbs, as its
 # sparse job, and no man pages), in the cache per series and rdma-core
@@ -232,9 +246,10 @@ rsim_unlock
 
 stage "the patched debug kernel, booted: rdmasim in-tree, its KUnit suites, conformance, pyverbs, kselftest"
 RSIM_KBUILD=$pobj RSIM_MODROOT=$out/boot-modroot RSIM_MODDIR=$pobj \
-	RSIM_KVER=$RSIM_KVER rsim_boot script "$out/uml-upstream.log" RSIM_UML_ARGS="RSIM_RDMASIM=0 RSIM_PEERS=0 RSIM_SCRIPT=$RSIM_TOP/scripts/guest/upstream-boot.sh RSIM_UPSTREAM_SRC=$out/linux RSIM_CONF_KO=$confko RSIM_UPSTREAM_RDMA_CORE=$rdir RSIM_RDMA_CORE_ENV=$(dirname "$rsrc")/build/rsim-env.sh"
+	RSIM_KVER=$RSIM_KVER rsim_boot script "$out/uml-upstream.log" RSIM_UML_ARGS="RSIM_RDMASIM=0 RSIM_PEERS=0 RSIM_SCRIPT=$RSIM_TOP/scripts/guest/upstream-boot.sh RSIM_UPSTREAM_SRC=$out/linux RSIM_CONF_KO=$confko RSIM_UPSTREAM_OOT=$oot RSIM_UPSTREAM_RDMA_CORE=$rdir RSIM_RDMA_CORE_ENV=$(dirname "$rsrc")/build/rsim-env.sh"
 rsim_boots_wait || true
 rsim_judge "$out/uml-upstream.log" -- --part kunit --part conformance --part pyverbs \
+	--part combinations \
 	--kunit "$pobj/drivers/infiniband/sw/rdmasim/tests/rdmasim_kunit.ko" \
 	--conformance rdmasim0,rdmasim1,rsim_veth2_rdmasim \
 	--conformance-module "$confko" --out "$out/conformance" ||
@@ -242,4 +257,4 @@ rsim_judge "$out/uml-upstream.log" -- --part kunit --part conformance --part pyv
 
 kn=$(series | wc -l)
 rn=$(series rdma-core | wc -l)
-stage "upstream series: $kn kernel patches, checkpatch clean (FILE_PATH_CHANGES on $(wc -l <"$out/maintainers-check") proved false), each builds in-tree and fits a list, a cover letter, the last boots (KUnit, conformance, pyverbs, kselftest); $rn rdma-core patches, built with -Werror ($out)"
+stage "upstream series: $kn kernel patches, checkpatch clean (FILE_PATH_CHANGES on $(wc -l <"$out/maintainers-check") proved false), each builds in-tree and fits a list, a cover letter, the last boots (KUnit, conformance, pyverbs, kselftest, old and new library on new and old kernel); $rn rdma-core patches, built with -Werror ($out)"

@@ -706,6 +706,10 @@ PROVIDER_HEAD = """// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
  * executing the queue). RSIM_NO_MAP=1 in the environment, or a kernel
  * that does not grant it, keeps the kernel's poll and post commands;
  * RSIM_RING_ALWAYS=1 rings the send doorbell after every post.
+ *
+ * The ioctl commands carry the driver id the kernel reports, which it
+ * checks: RDMA_DRIVER_RDMASIM, or RDMA_DRIVER_UNKNOWN from an rdmasim
+ * built out of tree, so that one provider works with either.
  */
 """
 
@@ -782,7 +786,6 @@ def build_rdma_core(rsrc, out):
     src = PROVIDER_HEAD + src[src.index("\n */\n") + 4:]
     src = src.replace("#include <rdmasim/rdmasim-abi.h>",
                       "#include <rdma/rdmasim-abi.h>")
-    src = src.replace("RDMA_DRIVER_UNKNOWN);", "RDMA_DRIVER_RDMASIM);")
     start = src.index("/*\n * By name, or by the parent's modalias")
     end = src.index("};\n", start) + 3
     src = src[:start] + MATCH + src[end:]

@@ -137,6 +137,8 @@ check "subnet_attr_dma_pci_malformed_refused" \
 	write_errno "$PLAT/new_device" "5 dma_pci=edu" "$EINVAL"
 check "subnet_attr_dma_pci_function_8_refused" \
 	write_errno "$PLAT/new_device" "5 dma_pci=0000:00:1f.8" "$EINVAL"
+check "subnet_attr_dma_pci_domain_too_long_refused" write_errno \
+	"$PLAT/new_device" "5 dma_pci=100000000:00:1f.7" "$EINVAL"
 check "subnet_attr_dma_pci_twice_refused" write_errno "$PLAT/new_device" \
 	"5 dma_pci=0000:ff:1f.7 dma_pci=0000:ff:1f.7" "$EINVAL"
 check "subnet_attr_dma_pci_absent_refused" \

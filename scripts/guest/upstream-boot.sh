@@ -13,14 +13,17 @@
 #     rsim_veth2_rdmasim (RoCE mode), judged by conformance-table.py;
 #   - the rdma-core series' pyverbs tests (RSIM_UPSTREAM_RDMA_CORE: its
 #     source and build) with its libibverbs and provider, on rdmasim0
-#     and rsim_veth2_rdmasim;
+#     and rsim_veth2_rdmasim; then with rdma-core 65 and this tree's
+#     provider (an old library on the new kernel), and at the end with
+#     the series' library on this tree's rdmasim.ko (RSIM_UPSTREAM_OOT:
+#     a new library on an old kernel);
 #   - the series' kselftest (tools/testing/selftests/rdma/
 #     rdmasim_new_device.sh) beside the kernel's ktap_helpers.sh;
 #   - rdmasim0 deleted, the modules removed.
 # Uses check(), capture(), has_line(), sysfs_is(), say(), part() and
 # kselftest_rdmasim() from guest/lib.sh, roce_up(), subnet_up(),
 # subnet_down() and conformance() from guest/init-uml.sh, and
-# RSIM_UPSTREAM_SRC (the series' tree), RSIM_CONF_KO,
+# RSIM_UPSTREAM_SRC (the series' tree), RSIM_CONF_KO, RSIM_UPSTREAM_OOT,
 # RSIM_UPSTREAM_RDMA_CORE and RSIM_RDMA_CORE_ENV (the project's rdma-core
 # build, for its pyverbs) from the boot.
 
@@ -61,8 +64,10 @@ subnet_down
 # InfiniBand device and on the RoCE-mode one: every test passes, none
 # skips
 part pyverbs
+# upstream_pyverbs dev [old]: with the series' libibverbs and provider,
+# or (old) with the project's rdma-core 65 and this tree's provider
 upstream_pyverbs() {
-	local ur="$RSIM_UPSTREAM_RDMA_CORE" n out="/run/up-pyverbs-$1"
+	local ur="$RSIM_UPSTREAM_RDMA_CORE" n out="/run/up-pyverbs-$1-${2:-new}"
 	n=$(grep -c '^    def test_' "$ur/src/tests/test_rdmasim.py")
 	(
 		# shellcheck disable=SC1090 # the build's
@@ -70,6 +75,10 @@ upstream_pyverbs() {
 		export LD_LIBRARY_PATH="$ur/build/lib"
 		export PYTHONPATH="$RSIM_RDMA_CORE_PYTHONPATH"
 		export RDMAV_DRIVERS="$ur/build/lib/librdmasim"
+		if [ "${2:-}" = old ]; then
+			LD_LIBRARY_PATH=$RSIM_RDMA_CORE_LIB
+			RDMAV_DRIVERS=$RSIM_UPSTREAM_OOT/tools/provider/librdmasim
+		fi
 		export TMPDIR=/run/tmp
 		python3 "$RSIM_TOP/scripts/guest/rdma-core-tests.py" "$ur/src" \
 			"$1" 120 'tests.test_rdmasim.*'
@@ -81,6 +90,12 @@ upstream_pyverbs() {
 mkdir -p /run/tmp
 check "upstream_pyverbs_rdmasim0" upstream_pyverbs rdmasim0
 check "upstream_pyverbs_roce" upstream_pyverbs rsim_veth2_rdmasim
+# an old library on the new kernel: rdma-core 65 as released and this
+# tree's provider (matching by name and parent, not by the new driver id)
+part combinations
+check "upstream_old_provider_new_kernel" upstream_pyverbs rdmasim0 old
+check "upstream_old_provider_new_kernel_roce" \
+	upstream_pyverbs rsim_veth2_rdmasim old
 check "upstream_rdma_link_del" rdma link del rsim_veth2_rdmasim
 check "upstream_veth_del" ip link del rsim_veth2
 part selftest
@@ -89,3 +104,12 @@ ukst=$RSIM_UPSTREAM_SRC/tools/testing/selftests
 kselftest_rdmasim upstream_kselftest "$ukst" "$ukst/rdma/rdmasim_new_device.sh"
 check "upstream_del_device" sh -c "echo 0 >$UDRV/del_device"
 check "upstream_rmmod_rdmasim" rmmod rdmasim
+# the new library on an old kernel: this tree's driver, which reports
+# RDMA_DRIVER_UNKNOWN as rdmasim did before the series (its rdmasim0 made
+# at load), and the series' library and provider
+check "upstream_insmod_old_rdmasim" \
+	insmod "$RSIM_UPSTREAM_OOT/drivers/infiniband/sw/rdmasim/rdmasim.ko"
+check "upstream_old_rdmasim0_active" wait_for "rdmasim0's port" 30 \
+	port_active rdmasim0
+check "upstream_new_provider_old_kernel" upstream_pyverbs rdmasim0
+check "upstream_rmmod_old_rdmasim" rmmod rdmasim

@@ -16,8 +16,11 @@
  * RSIM_RING_ALWAYS=1 rings the send doorbell after every post, as a
  * provider from before RSIM_UCTX_SQ_DB did.
  *
- * The kernel reports RDMA_DRIVER_UNKNOWN, which libibverbs never matches
- * by driver id, so the device is matched by its name.
+ * This tree's kernel driver reports RDMA_DRIVER_UNKNOWN, which libibverbs
+ * never matches by driver id, so the device is matched by its name; a
+ * kernel with rdmasim in it reports RDMA_DRIVER_RDMASIM. The ioctl
+ * commands carry the id the kernel reports (the kernel refuses any other
+ * with EINVAL), so that one provider works with either.
  */
 
 #include <errno.h>
@@ -2527,8 +2530,9 @@ static struct verbs_context *rsim_alloc_context(struct ibv_device *ibdev,
 	struct rsim_context *ctx;
 	int ret = 0;
 
+	/* the driver id the kernel reports: see the top of this file */
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
-					   RDMA_DRIVER_UNKNOWN);
+					   verbs_get_device(ibdev)->sysfs->driver_id);
 	if (!ctx)
 		return NULL;
 	/*

@@ -186,8 +186,9 @@ int rsim_dma_pci_get(const char *name, struct pci_dev **pdevp)
 	char end;
 	int err;
 
-	if (sscanf(name, "%x:%x:%x.%x%c", &dom, &bus, &slot, &func, &end) != 4 ||
-	    dom > INT_MAX || bus > 0xff || slot > 0x1f || func > 7)
+	/* field widths: more digits than a field has are no wrap, but EINVAL */
+	if (sscanf(name, "%8x:%2x:%2x.%1x%c", &dom, &bus, &slot, &func,
+		   &end) != 4 || dom > INT_MAX || slot > 0x1f || func > 7)
 		return -EINVAL;
 	pdev = pci_get_domain_bus_and_slot(dom, bus, PCI_DEVFN(slot, func));
 	if (!pdev)
