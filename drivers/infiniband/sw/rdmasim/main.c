@@ -336,8 +336,8 @@ EXPORT_SYMBOL_IF_KUNIT(rsim_dev_del);
  * netdevsim's takes "ID [PORT_COUNT]": the device number, then attributes
  * of the device. lid: its LID (else the base LID + ID); sa=0: its SA never
  * answers, leaving the class on its port to another SA; dma_pci: the PCI
- * function it maps through (dma_pci.c), copied into @dma for the caller to
- * resolve once the line is known good.
+ * function it maps through (dma_pci.c), left in @dma (a pointer into
+ * @line) for the caller to resolve once the whole line is known good.
  */
 static int rsim_new_device_parse(char *line, unsigned int *id,
 				 struct rsim_dev_config *cfg, char **dma)
