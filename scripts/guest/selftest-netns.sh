@@ -145,9 +145,15 @@ rt_stop() {
 
 # rt_expect name n: receiver <name> got <n> datagrams
 rt_expect() {
-	local got
+	local got f
 	eval "got=\${rt_got_$1:-none}"
-	[ "$got" = "$2" ] || { echo "$1 received $got, $2 expected"; return 1; }
+	[ "$got" = "$2" ] && return 0
+	echo "$1 received $got, $2 expected"
+	# where the datagrams went: each device's RoCE routing counters
+	for f in "$DBG"/*/datapath; do
+		grep -H -e "^wqes" -e "^errors" -e "^roce" "$f" 2>/dev/null
+	done
+	return 1
 }
 
 # rt_counter dev key: <dev>'s datapath counter in $val
