@@ -131,11 +131,33 @@ rsim_apt_update_kernel() {
 		"deb bookworm main"
 }
 
+# rsim_sid_source pkg: the upstream tarball of Debian sid's newest <pkg>
+# source (apt checks it against the signed lists' checksums; the Debian
+# packaging is not needed), unpacked into a new temporary directory.
+# Prints "<version> <tree>"; the caller removes the tree's parent.
+rsim_sid_source() {
+	local pkg=$1 ver tmp dir
+	rsim_apt_update sparse "deb-src sid main" >&2
+	# shellcheck disable=SC2046
+	ver=$(apt-cache $(rsim_apt_opts sparse) showsrc "$pkg" |
+	      awk '/^Version:/ { print $2 }' | sort -V | tail -1)
+	[ -n "$ver" ] || die "no $pkg source package in Debian's lists"
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2046
+	(cd "$tmp" && apt-get -q $(rsim_apt_opts sparse) source \
+		--download-only --tar-only "$pkg=$ver" >/dev/null 2>&1) ||
+		die "fetching $pkg $ver failed"
+	tar -C "$tmp" -xf "$tmp/${pkg}_"*.orig.tar.*
+	# shellcheck disable=SC2012 # the one directory the tarball holds
+	dir=$(ls -d "$tmp/$pkg"-*/ | head -1)
+	echo "$ver ${dir%/}"
+}
+
 # sparse: the kernel (7.x) needs __typeof_unqual__, which Debian 12's
 # sparse 0.6.4 lacks; build Debian's newer sparse source once. Called as
 # $(rsim_sparse): prints the program's path.
 rsim_sparse() {
-	local ver dir tmp
+	local ver dir src
 	rsim_lock sparse	# released when the $(rsim_sparse) subshell ends
 	# shellcheck disable=SC2012 # our own directory names, sorted
 	dir=$(ls -d "$RSIM_CACHE"/tools/sparse-*/ 2>/dev/null | tail -1)
@@ -143,22 +165,13 @@ rsim_sparse() {
 		echo "${dir%/}/sparse"
 		return
 	fi
-	rsim_apt_update sparse "deb-src sid main" >&2
-	# shellcheck disable=SC2046
-	ver=$(apt-cache $(rsim_apt_opts sparse) showsrc sparse |
-	      awk '/^Version:/ { print $2 }' | sort -V | tail -1)
-	tmp=$(mktemp -d)
-	# shellcheck disable=SC2046
-	(cd "$tmp" && apt-get -q $(rsim_apt_opts sparse) source --download-only \
-		"sparse=$ver" >/dev/null 2>&1) || die "fetching sparse $ver failed"
-	$SUDO mkdir -p "$RSIM_CACHE/tools"
-	$SUDO tar -C "$tmp" -xf "$tmp"/sparse_*.orig.tar.*
-	# shellcheck disable=SC2012 # the one directory the tarball holds
-	dir=$(ls -d "$tmp"/sparse-*/ | head -1)
+	src=$(rsim_sid_source sparse) || exit 1
+	ver=${src%% *} dir=${src#* }
 	make -s -C "$dir" -j"$(nproc)" sparse >/dev/null 2>&1 || die "building sparse failed"
+	$SUDO mkdir -p "$RSIM_CACHE/tools"
 	$SUDO rm -rf "$RSIM_CACHE/tools/sparse-$ver"
 	$SUDO mv "$dir" "$RSIM_CACHE/tools/sparse-$ver"
-	rm -rf "$tmp"
+	rm -rf "${dir%/*}"
 	echo "$RSIM_CACHE/tools/sparse-$ver/sparse"
 }
 
@@ -168,7 +181,7 @@ rsim_sparse() {
 # and unpacked under the cache; IBSIM=<your tree> takes its place. Called
 # as $(rsim_ibsim): prints the tree's path.
 rsim_ibsim() {
-	local ver dir tmp
+	local ver dir src
 	if [ -n "${IBSIM:-}" ]; then
 		[ -d "$IBSIM/tests" ] || die "IBSIM=$IBSIM has no tests/"
 		echo "$IBSIM"
@@ -181,26 +194,13 @@ rsim_ibsim() {
 		echo "${dir%/}"
 		return
 	fi
-	rsim_apt_update sparse "deb-src sid main" >&2
-	# shellcheck disable=SC2046
-	ver=$(apt-cache $(rsim_apt_opts sparse) showsrc ibsim |
-	      awk '/^Version:/ { print $2 }' | sort -V | tail -1)
-	[ -n "$ver" ] || die "no ibsim source package in Debian's lists"
-	tmp=$(mktemp -d)
-	# only the upstream tarball (apt checks it against the signed lists'
-	# checksums): the packaging is not needed
-	# shellcheck disable=SC2046
-	(cd "$tmp" && apt-get -q $(rsim_apt_opts sparse) source \
-		--download-only --tar-only "ibsim=$ver" >/dev/null 2>&1) ||
-		die "fetching ibsim $ver failed"
-	tar -C "$tmp" -xf "$tmp"/ibsim_*.orig.tar.*
-	# shellcheck disable=SC2012 # the one directory the tarball holds
-	dir=$(ls -d "$tmp"/ibsim-*/ | head -1)
+	src=$(rsim_sid_source ibsim) || exit 1
+	ver=${src%% *} dir=${src#* }
 	[ -d "$dir/tests" ] || die "ibsim $ver has no tests/"
 	$SUDO mkdir -p "$RSIM_CACHE/src"
 	$SUDO rm -rf "$RSIM_CACHE/src/ibsim-${ver%-*}"
 	$SUDO mv "$dir" "$RSIM_CACHE/src/ibsim-${ver%-*}"
-	rm -rf "$tmp"
+	rm -rf "${dir%/*}"
 	echo "$RSIM_CACHE/src/ibsim-${ver%-*}"
 }
 
